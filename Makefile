@@ -1,0 +1,62 @@
+# CIQ — one command to set up and run the demo, one to run every test.
+#   make demo   venv + install + migrate + ingest samples/ into "Demo" + three verified answers
+#   make test   the whole test suite (pytest-django)
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+MANAGE := $(PY) manage.py
+SHARED ?= ../shared
+CORPUS ?= $(SHARED)/corpora/ciq_legal_v1
+BENCH ?= $(SHARED)/bench
+DEMO_QUESTIONS := \
+	"What permits are needed to build or replace a dock in Rivergrove?|--jurisdiction US-OR-Rivergrove" \
+	"What must a debt collector disclose, and when are communications with a consumer prohibited?|--mode answer" \
+	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
+
+.PHONY: demo test setup system-deps migrate ingest-samples evaluate lock clean
+
+$(VENV)/.installed: requirements.lock
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || $(MAKE) system-deps
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	touch $@
+
+setup: $(VENV)/.installed
+
+# Debian packages the project needs (Python's venv module on a bare Debian).
+system-deps:
+	@if command -v apt-get >/dev/null; then \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-venv; \
+	fi
+
+migrate: setup
+	$(MANAGE) migrate --noinput -v 0
+
+ingest-samples: migrate
+	$(MANAGE) ingest samples --workspace Demo --manifest samples/manifest.csv
+
+demo: ingest-samples
+	@for item in $(DEMO_QUESTIONS); do \
+		question="$${item%%|*}"; flags="$${item#*|}"; \
+		$(MANAGE) ask "$$question" --workspace Demo $$flags || exit 1; \
+	done
+
+test: setup
+	$(PY) -m pytest
+
+# Benchmarks: commands that print numbers (see README "Quality and speed").
+evaluate: migrate
+	$(MANAGE) evaluate verification --data $(BENCH)/verify_dev.jsonl
+	$(MANAGE) evaluate retrieval --data $(BENCH)/retrieval_dev.jsonl --corpus $(CORPUS)
+	$(MANAGE) evaluate answers --data $(BENCH)/retrieval_dev.jsonl --corpus $(CORPUS)
+
+# Re-pin requirements.lock from pyproject.toml.
+lock: setup
+	$(PY) -m pip install --quiet pip-tools
+	$(VENV)/bin/pip-compile --quiet --no-emit-index-url --no-emit-find-links --extra test \
+		--strip-extras -o requirements.lock pyproject.toml
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

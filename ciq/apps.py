@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CiqConfig(AppConfig):
+    name = "ciq"
+    verbose_name = "CIQ workspaces"

@@ -1,0 +1,128 @@
+"""Base settings, read from the environment (django-environ).
+
+Every value a firm may change comes from an environment variable; the defaults are the
+embedded, no-network configuration of DESIGN.md §1.
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+SECRET_KEY = env("SECRET_KEY", default="insecure-dev-key-change-me-in-production")
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "ciq.apps.CiqConfig",
+    "retrieval.apps.RetrievalConfig",
+    "verification.apps.VerificationConfig",
+    "sessions.apps.SessionsConfig",
+    "exports.apps.ExportsConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ciq.urls"
+WSGI_APPLICATION = "ciq.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'ciq.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers run while a writer ingests (DESIGN.md §5); the pragmas run on
+    # every new connection.
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"].setdefault(
+        "init_command",
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
+    )
+    DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env("TIME_ZONE", default="UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_URL = "media/"
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="WARNING")},
+}
+
+# --- Retrieval (DESIGN.md §1, seed defaults) -------------------------------------------
+LOCAL_LANE_K = env.int("LOCAL_LANE_K", default=12)
+STATE_LANE_K = env.int("STATE_LANE_K", default=8)
+LOCAL_CONTEXT_CAP = env.int("LOCAL_CONTEXT_CAP", default=10)
+STATE_CONTEXT_CAP = env.int("STATE_CONTEXT_CAP", default=5)
+MERGED_CONTEXT_CAP = env.int("MERGED_CONTEXT_CAP", default=15)
+ENABLE_PARALLEL_STATE_LANE = env.bool("ENABLE_PARALLEL_STATE_LANE", default=True)
+# Answer: retrieve 10, keep 6; Draft: retrieve 20, keep 15 (DESIGN.md §1).
+ANSWER_RETRIEVE_K = env.int("ANSWER_RETRIEVE_K", default=10)
+ANSWER_KEEP_K = env.int("ANSWER_KEEP_K", default=6)
+DRAFT_RETRIEVE_K = env.int("DRAFT_RETRIEVE_K", default=20)
+DRAFT_KEEP_K = env.int("DRAFT_KEEP_K", default=15)
+RECENCY_WINDOW_DAYS = env.int("RECENCY_WINDOW_DAYS", default=365)
+# The federal jurisdiction code: the top of every jurisdiction chain (DESIGN.md §3).
+FEDERAL_JURISDICTION = env("FEDERAL_JURISDICTION", default="US")
+
+# --- Ingestion ----------------------------------------------------------------------------
+INGEST_MAX_FILE_BYTES = env.int("INGEST_MAX_FILE_BYTES", default=50 * 1024 * 1024)
+
+# --- Pipeline -----------------------------------------------------------------------------
+# Longest question accepted, in characters; longer input is refused with a clear error.
+MAX_QUESTION_CHARS = env.int("MAX_QUESTION_CHARS", default=4000)
+# Role backends (DESIGN.md §1): the embedded default needs no keys and no network.
+CIQ_WRITER = env("CIQ_WRITER", default="extractive")
+CIQ_SKEPTIC = env("CIQ_SKEPTIC", default="rules")
+CIQ_JUDGE = env("CIQ_JUDGE", default="rules")
+CIQ_INDEX = env("CIQ_INDEX", default="lexical")

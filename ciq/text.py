@@ -1,0 +1,84 @@
+"""Text primitives shared by retrieval and verification: tokens, stems, stopwords, sentences.
+
+One tokenizer serves the index's similarity normalisation, the Writer's sentence scoring,
+the Skeptic and the Judge, so "the same word" means the same thing everywhere. Stems use
+the original Porter algorithm (snowballstemmer's ``porter``), the one SQLite FTS5's
+``porter`` tokenizer applies, so Python-side terms line up with the index's vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pysbd
+import snowballstemmer
+
+# Words (with inner apostrophes/hyphens kept apart), numbers with separators and decimals.
+TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves also may must shall upon within without per via whether
+    consider regarding provided provide provides document documents
+    """.split()
+)
+# Words that ask for a kind of output ("Draft a memo on ...") rather than name a topic:
+# left out of queries, or "draft" would match "a draft or similar instrument".
+INSTRUCTION_WORDS = frozenset(
+    """
+    draft drafting memo memorandum write prepare summarize summarise summary explain
+    describe outline list tell please brief briefing note report answer question
+    """.split()
+)
+
+_stemmer = snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Porter stem of one lowercase word (cached: the vocabulary is small)."""
+    return _stemmer.stemWord(word)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase word and number tokens of ``text``, in order (stopwords kept)."""
+    return [t.lower() for t in TOKEN_RE.findall(text)]
+
+
+def content_terms(text: str) -> list[str]:
+    """Porter stems of the non-stopword tokens of ``text``, in order, duplicates kept."""
+    return [stem(t) for t in tokenize(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> pysbd.Segmenter:
+    return pysbd.Segmenter(language="en", clean=False, char_span=True)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence boundaries of ``text`` as ``[(start, end), ...]`` character offsets.
+
+    pysbd (Sadvilkar & Neumann 2020, "PySBD: Pragmatic Sentence Boundary Disambiguation")
+    handles legal abbreviations such as "U.S.C." and "§ 1.2"; spans exclude the trailing
+    whitespace pysbd attaches. Paragraph breaks (blank lines) always end a sentence.
+    """
+    spans: list[tuple[int, int]] = []
+    for block in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", text, re.DOTALL):
+        offset = block.start()
+        for piece in _segmenter().segment(block.group()):
+            start, end = offset + piece.start, offset + piece.end
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            while start < end and text[start].isspace():
+                start += 1
+            if end > start:
+                spans.append((start, end))
+    return spans

@@ -1,0 +1,135 @@
+"""``evaluate retrieval``: recall@k, MRR and latency of the two-lane retriever on a
+labelled question set (format of ``shared/bench/retrieval_dev.jsonl``, see its README).
+
+A *document hit* is a retrieved chunk of the gold document. A *span hit* is a retrieved
+chunk of the gold document that overlaps a gold span (``gold_spans``, character offsets
+into the file as Python reads it), or that contains the gold quote when both are
+compared with whitespace collapsed (the rule for HTML, where spans are null).
+MRR is the mean over questions of 1 / rank of the first span hit (0 if none in the top
+max-k), as in Voorhees (1999), TREC-8 QA.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from ciq.metrics import latency_summary, mean
+from ciq.models import Workspace
+from ciq.services import workspace_get_or_create
+from retrieval.models import Document
+from retrieval.search import Budget, RetrievedChunk, chunks_retrieve
+from retrieval.services import documents_ingest
+
+_WS_RE = re.compile(r"\s+")
+
+
+def collapse(text: str) -> str:
+    """Whitespace runs → one space, trimmed."""
+    return _WS_RE.sub(" ", text).strip()
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    """Items of a JSON Lines file. Raises ``ValueError`` naming the bad line."""
+    items = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    items.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{number}: not JSON ({exc.msg}).") from None
+    return items
+
+
+def corpus_workspace(corpus: Path, *, name: str | None = None) -> tuple[Workspace, dict]:
+    """Ingest ``corpus`` (with its ``manifest.csv`` if present) into a scratch workspace
+    named ``eval:<folder>`` (idempotent: unchanged files are skipped).
+    Returns the workspace and the ingest summary as a dict."""
+    workspace = workspace_get_or_create(name=name or f"eval:{corpus.resolve().name}")
+    manifest = corpus / "manifest.csv"
+    summary = documents_ingest(
+        workspace=workspace, paths=[corpus], manifest=manifest if manifest.exists() else None
+    )
+    return workspace, {
+        "documents": summary.documents, "created": summary.created,
+        "unchanged": summary.unchanged, "failed": summary.failed, "chunks": summary.chunks,
+        "seconds": round(summary.seconds, 2),
+    }
+
+
+def document_paths(workspace: Workspace, corpus: Path) -> dict[int, str]:
+    """Document pk → path relative to ``corpus`` (posix), for matching ``doc_path``."""
+    root = str(corpus.resolve())
+    paths = {}
+    for pk, source in Document.objects.filter(workspace=workspace).values_list("pk", "source_path"):
+        rel = source[len(root) + 1:] if source.startswith(root + "/") else source
+        paths[pk] = rel
+    return paths
+
+
+def is_span_hit(chunk: RetrievedChunk, item: dict) -> bool:
+    """Whether ``chunk`` (already known to be from the gold document) holds gold text."""
+    for start, end in item.get("gold_spans") or []:
+        if chunk.char_start < end and start < chunk.char_end:
+            return True
+    quotes = item.get("gold_quotes") or [item["gold_quote"]]
+    text = collapse(chunk.text)
+    return any(collapse(q) in text for q in quotes if q)
+
+
+def _group_keys(item: dict) -> Iterable[tuple[str, str]]:
+    yield "overall", "all"
+    yield "source", item.get("source", "all")
+    yield "jurisdiction", ",".join(item.get("jurisdictions") or []) or "none"
+
+
+def evaluate_retrieval(
+    *, data: Path, corpus: Path, ks: list[int], workspace_name: str | None = None
+) -> dict:
+    """Run every question of ``data`` against ``corpus`` and report recall@k and MRR.
+
+    Returns ``{"ingest": {...}, "ks": [...], "groups": {"overall": {"all": row}, "source":
+    {...}, "jurisdiction": {...}}}`` where a row holds ``n``, ``doc_recall@k``,
+    ``span_recall@k`` (in [0, 1]), ``mrr``, ``doc_mrr`` and latency (median, p95 ms).
+    Raises ``ValueError`` for a malformed data file.
+    """
+    items = load_jsonl(data)
+    workspace, ingest = corpus_workspace(corpus, name=workspace_name)
+    paths = document_paths(workspace, corpus)
+    max_k = max(ks)
+    budget = Budget.flat(max_k)
+    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for item in items:
+        started = time.perf_counter()
+        result = chunks_retrieve(
+            item["question"], workspace=workspace,
+            jurisdictions=item.get("jurisdictions") or [], budget=budget,
+        )
+        ms = (time.perf_counter() - started) * 1000
+        doc_ranks = [i for i, c in enumerate(result.chunks, 1)
+                     if paths.get(c.document_id) == item["doc_path"]]
+        span_ranks = [i for i in doc_ranks if is_span_hit(result.chunks[i - 1], item)]
+        record = {"doc_rank": doc_ranks[0] if doc_ranks else None,
+                  "span_rank": span_ranks[0] if span_ranks else None, "ms": ms}
+        for key in _group_keys(item):
+            rows[key].append(record)
+
+    groups: dict[str, dict[str, dict]] = defaultdict(dict)
+    for (kind, name), records in sorted(rows.items()):
+        row = {"n": len(records)}
+        for k in ks:
+            row[f"doc_recall@{k}"] = round(mean([r["doc_rank"] is not None and r["doc_rank"] <= k
+                                                 for r in records]), 4)
+            row[f"span_recall@{k}"] = round(mean([r["span_rank"] is not None and r["span_rank"] <= k
+                                                  for r in records]), 4)
+        row["mrr"] = round(mean([1 / r["span_rank"] if r["span_rank"] else 0.0 for r in records]), 4)
+        row["doc_mrr"] = round(mean([1 / r["doc_rank"] if r["doc_rank"] else 0.0 for r in records]), 4)
+        row.update(latency_summary([r["ms"] for r in records]))
+        groups[kind][name] = row
+    return {"data": str(data), "corpus": str(corpus), "ingest": ingest, "ks": ks,
+            "groups": dict(groups)}

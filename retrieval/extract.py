@@ -1,0 +1,292 @@
+"""Text extraction: one file in, plain text out (the first step of ingestion, DESIGN.md §2).
+
+Supported formats: ``.txt``, ``.md`` (kept as written: its headings drive chunking),
+``.html``/``.htm`` (block structure kept as lines, any declared or detected encoding),
+``.pdf`` (text layer, page by page, with page offsets) and ``.docx`` (paragraphs with
+heading styles as Markdown headings, then table cells).
+
+Every problem with the file itself raises :class:`ExtractionError` with a reason a person
+can act on ("encrypted PDF (password required)", "no extractable text — scanned PDF?
+run OCR first", ...). The caller decides what to do with it; ingestion records it on a
+failed Document row.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+MIME_BY_SUFFIX = {
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".pdf": "application/pdf",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+SUPPORTED_SUFFIXES = frozenset(MIME_BY_SUFFIX)
+
+# Control characters other than tab and newline: they break databases (NUL in
+# PostgreSQL) and tokenizers, and never carry meaning in our formats. PDFium marks
+# soft hyphens with \x02 and unmapped glyphs with \ufffe/\uffff. They become spaces,
+# not nothing, so character offsets stay those of the source text.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_INLINE_WS_RE = re.compile(r"[^\S\n]+")
+_BLANK_RUN_RE = re.compile(r"\n{3,}")
+
+_HTML_DROP = ("script", "style", "noscript", "template", "head", "svg", "iframe", "object")
+_HTML_BLOCKS = (
+    "p", "div", "section", "article", "header", "footer", "main", "aside", "nav",
+    "blockquote", "pre", "address", "figure", "figcaption", "ul", "ol", "li", "dl", "dt",
+    "dd", "table", "thead", "tbody", "tfoot", "tr", "caption", "hr", "form", "fieldset",
+    "center", "body", "html",
+)
+_HTML_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+class ExtractionError(Exception):
+    """The file cannot be turned into text; ``reason`` says why, for a person to read."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ExtractedText:
+    """The text of one file.
+
+    ``text``: the whole text, lines separated by ``\\n``. ``mime``: the media type of the
+    source file. ``page_starts``: for paged formats (PDF), the character offset in
+    ``text`` where each page begins (page 1 at index 0, so ``page_starts[0] == 0``);
+    ``None`` for formats without pages.
+    """
+
+    text: str
+    mime: str
+    page_starts: list[int] | None = None
+
+    @property
+    def page_count(self) -> int | None:
+        """Number of pages, or ``None`` for formats without pages."""
+        return None if self.page_starts is None else len(self.page_starts)
+
+
+def extract_text(path: Path) -> ExtractedText:
+    """Extract the text of the file at ``path``.
+
+    The format is chosen by the file's extension (case-insensitive). Raises
+    :class:`ExtractionError` for: a missing file, an unsupported extension, an empty
+    file, a file larger than ``settings.INGEST_MAX_FILE_BYTES``, an encrypted or corrupt
+    PDF, a PDF without a text layer, a corrupt DOCX, and any file whose text is only
+    whitespace.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+        shown = suffix or "(no extension)"
+        raise ExtractionError(f"unsupported file type {shown} (supported: {supported})")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ExtractionError("file not found") from None
+    except OSError as exc:
+        raise ExtractionError(f"cannot read file ({exc.strerror or exc})") from None
+    if size == 0:
+        raise ExtractionError("empty file (0 bytes)")
+    limit = settings.INGEST_MAX_FILE_BYTES
+    if size > limit:
+        raise ExtractionError(
+            f"file too large: {_megabytes(size)} over the {_megabytes(limit)} limit "
+            "(INGEST_MAX_FILE_BYTES)"
+        )
+
+    mime = MIME_BY_SUFFIX[suffix]
+    page_starts: list[int] | None = None
+    if suffix == ".pdf":
+        text, page_starts = _pdf_text(path)
+    elif suffix == ".docx":
+        text = _docx_text(path)
+    elif suffix in (".html", ".htm"):
+        text = _html_text(path.read_bytes())
+    else:
+        text = _clean(decode_text_bytes(path.read_bytes()))
+
+    if not text.strip():
+        if suffix == ".pdf":
+            raise ExtractionError("no extractable text — scanned PDF? run OCR first")
+        raise ExtractionError("no text: the file holds only whitespace or markup")
+    return ExtractedText(text=text, mime=mime, page_starts=page_starts)
+
+
+def decode_text_bytes(raw: bytes) -> str:
+    """Decode a plain-text file: UTF-8 (with or without BOM), UTF-16 with a BOM, else
+    windows-1252 (which maps nearly every byte, so legacy files still read)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return raw[3:].decode("utf-8", errors="replace")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16", errors="replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def _clean(text: str) -> str:
+    """Unify line endings as Python's universal newlines do and blank out control
+    characters (one space each); otherwise leave text as is. For text files the result
+    has the offsets of the file as ``open(path, encoding="utf-8").read()`` sees it
+    (less a BOM), so gold spans and chunk offsets line up."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL_RE.sub(" ", text)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+
+def _html_text(raw: bytes) -> str:
+    """Visible text of an HTML page, one block element per paragraph.
+
+    Encoding: Beautiful Soup's detector reads a BOM, the ``<meta charset>`` declaration
+    and then guesses (UnicodeDammit), so windows-1252 pages such as the ORS chapters keep
+    their "§" and curly quotes. Whitespace inside a block (the source's soft line
+    wraps, ``&nbsp;`` runs) becomes one space; block boundaries become blank lines;
+    ``<h1>``–``<h6>`` become Markdown heading lines so the chunker sees them.
+    """
+    from bs4 import BeautifulSoup, Comment, Declaration, Doctype, ProcessingInstruction
+
+    soup = BeautifulSoup(raw, "lxml")
+    for tag in soup(_HTML_DROP):
+        tag.decompose()
+    for node in soup.find_all(string=True):
+        if isinstance(node, (Comment, Doctype, Declaration, ProcessingInstruction)):
+            node.extract()
+        else:
+            collapsed = _INLINE_WS_RE.sub(" ", node.replace("\n", " ").replace("\r", " "))
+            if collapsed != node:
+                node.replace_with(collapsed)
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    for cell in soup.find_all(("td", "th")):
+        cell.insert_after(" ")
+    for level, name in enumerate(_HTML_HEADINGS, start=1):
+        for tag in soup.find_all(name):
+            tag.insert_before("\n\n" + "#" * level + " ")
+            tag.insert_after("\n\n")
+    for tag in soup.find_all(_HTML_BLOCKS):
+        tag.insert_before("\n\n")
+        tag.insert_after("\n\n")
+    text = _clean(soup.get_text())
+    lines = [_INLINE_WS_RE.sub(" ", line).strip() for line in text.split("\n")]
+    # A heading marker whose element held no text leaves a bare "#": drop it.
+    lines = ["" if re.fullmatch(r"#{1,6}", line) else line for line in lines]
+    return _BLANK_RUN_RE.sub("\n\n", "\n".join(lines)).strip("\n")
+
+
+# --- PDF ----------------------------------------------------------------------------------
+
+
+def _pdf_text(path: Path) -> tuple[str, list[int]]:
+    """Text layer of a PDF, pages joined by a blank line, with each page's start offset."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        if code == pdfium_c.FPDF_ERR_PASSWORD:
+            raise ExtractionError("encrypted PDF (password required)") from None
+        if code == pdfium_c.FPDF_ERR_SECURITY:
+            raise ExtractionError("PDF uses an unsupported security handler") from None
+        raise ExtractionError("corrupt or unreadable PDF") from None
+    try:
+        if len(pdf) == 0:
+            raise ExtractionError("corrupt or unreadable PDF (no pages)")
+        parts: list[str] = []
+        page_starts: list[int] = []
+        offset = 0
+        for index in range(len(pdf)):
+            page = pdf[index]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    page_text = _clean(textpage.get_text_range()).strip("\n")
+                finally:
+                    textpage.close()
+            except pdfium.PdfiumError:
+                raise ExtractionError(f"corrupt PDF: page {index + 1} cannot be read") from None
+            finally:
+                page.close()
+            if parts:
+                parts.append("\n\n")
+                offset += 2
+            page_starts.append(offset)
+            parts.append(page_text)
+            offset += len(page_text)
+        return "".join(parts), page_starts
+    finally:
+        pdf.close()
+
+
+# --- DOCX ---------------------------------------------------------------------------------
+
+
+def _docx_text(path: Path) -> str:
+    """Paragraphs in document order (headings as ``#`` lines) and table rows as
+    ``cell | cell`` lines, blocks separated by blank lines."""
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from lxml.etree import XMLSyntaxError
+
+    try:
+        document = docx.Document(str(path))
+        blocks: list[str] = []
+        for item in document.iter_inner_content():
+            if isinstance(item, Table):
+                blocks.extend(_docx_table_rows(item))
+            else:
+                line = _docx_paragraph(item)
+                if line:
+                    blocks.append(line)
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, XMLSyntaxError, ValueError):
+        raise ExtractionError("corrupt or unreadable DOCX") from None
+    return _clean("\n\n".join(blocks))
+
+
+def _docx_paragraph(paragraph) -> str:
+    text = _INLINE_WS_RE.sub(" ", paragraph.text).strip()
+    if not text:
+        return ""
+    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+    match = re.match(r"Heading (\d)", style)
+    if match:
+        return "#" * min(int(match.group(1)), 6) + " " + text
+    if style == "Title":
+        return "# " + text
+    return text
+
+
+def _docx_table_rows(table) -> list[str]:
+    rows: list[str] = []
+    for row in table.rows:
+        cells: list[str] = []
+        for cell in row.cells:
+            value = _INLINE_WS_RE.sub(" ", cell.text).strip()
+            # Merged cells repeat across the span; keep one copy.
+            if value and (not cells or cells[-1] != value):
+                cells.append(value)
+        if cells:
+            rows.append(" | ".join(cells))
+    return rows

@@ -1,0 +1,143 @@
+"""Lexical chunk index: BM25 ranking over chunk text, heading and document title.
+
+``ChunkIndex`` is the interface every index implements (SQLite FTS5 now; PostgreSQL
+full-text, dense and Pinecone later, DESIGN.md §5). ``index_get()`` returns the one picked
+in settings (``CIQ_INDEX``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.conf import settings
+from django.db import connection
+
+from ciq.text import INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
+
+# BM25 column weights for (text, heading, title): a query word in the section heading or
+# in the document title says more about the chunk than one in running text.
+COLUMN_WEIGHTS = (1.0, 2.0, 3.0)
+# Longest query sent to the index, in distinct terms (a 100 kB question stays a query).
+MAX_QUERY_TERMS = 48
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked chunk: its primary key and BM25 score (≥ 0, higher is better)."""
+
+    chunk_pk: int
+    bm25: float
+
+
+class ChunkIndex(Protocol):
+    """What every chunk index offers."""
+
+    def search(
+        self,
+        query: str,
+        *,
+        workspace_id: int,
+        k: int,
+        jurisdictions: Collection[str] | None = None,
+        lane: str | None = None,
+    ) -> list[Hit]:
+        """Top ``k`` chunks of the workspace for ``query``, best first, restricted to
+        chunks whose jurisdiction is any of ``jurisdictions`` (None: no filter) and to
+        ``lane`` (None: both lanes)."""
+        ...
+
+    def idf(self, terms: Collection[str]) -> dict[str, float]:
+        """Inverse document frequency of each Porter-stemmed term over all chunks."""
+        ...
+
+
+def match_expression(query: str) -> str:
+    """FTS5 MATCH expression for a free-text question: its distinct non-stopword tokens,
+    each quoted (so user text can never be FTS syntax), joined with OR. "" if none."""
+    seen: dict[str, None] = {}
+    for token in tokenize(query):
+        if token not in STOPWORDS and token not in INSTRUCTION_WORDS and (len(token) > 1 or token.isdigit()):
+            seen.setdefault(token, None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return " OR ".join(f'"{token}"' for token in seen)
+
+
+class SQLiteFTSIndex:
+    """BM25 over the FTS5 table ``retrieval_chunk_fts`` (migration retrieval 0002).
+
+    Scores are SQLite's ``bm25()`` (Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75) with
+    ``COLUMN_WEIGHTS``, negated so that higher is better.
+    """
+
+    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None):
+        expression = match_expression(query)
+        if not expression or k <= 0:
+            return []
+        weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+        sql = [
+            f"SELECT f.rowid, -bm25(retrieval_chunk_fts, {weights}) AS score",
+            "FROM retrieval_chunk_fts AS f",
+            "JOIN retrieval_chunk AS c ON c.id = f.rowid",
+            "JOIN retrieval_document AS d ON d.id = c.document_id",
+            "WHERE retrieval_chunk_fts MATCH %s AND d.workspace_id = %s",
+        ]
+        params: list = [expression, workspace_id]
+        if jurisdictions is not None:
+            if not jurisdictions:
+                return []
+            sql.append(f"AND c.jurisdiction IN ({', '.join(['%s'] * len(jurisdictions))})")
+            params.extend(sorted(jurisdictions))
+        if lane is not None:
+            sql.append("AND c.lane = %s")
+            params.append(lane)
+        sql.append("ORDER BY score DESC LIMIT %s")
+        params.append(k)
+        with connection.cursor() as cursor:
+            cursor.execute("\n".join(sql), params)
+            return [Hit(chunk_pk=row[0], bm25=float(row[1])) for row in cursor.fetchall()]
+
+    def idf(self, terms):
+        """BM25's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), from the FTS5 vocabulary."""
+        terms = sorted(set(terms))
+        if not terms:
+            return {}
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT COUNT(*) FROM retrieval_chunk")
+            n = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT term, doc FROM retrieval_chunk_fts_vocab WHERE term IN "
+                f"({', '.join(['%s'] * len(terms))})",
+                terms,
+            )
+            df = dict(cursor.fetchall())
+        return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+
+
+INDEXES: dict[str, type] = {"lexical": SQLiteFTSIndex}
+
+
+def index_get() -> ChunkIndex:
+    """The chunk index named by ``settings.CIQ_INDEX``.
+
+    Raises ``ImproperlyConfigured`` for an unknown name or for the lexical index on a
+    database other than SQLite (the PostgreSQL full-text backend is not built yet).
+    """
+    from django.core.exceptions import ImproperlyConfigured
+
+    name = settings.CIQ_INDEX
+    if name not in INDEXES:
+        raise ImproperlyConfigured(f"CIQ_INDEX={name!r}: choose one of {sorted(INDEXES)}.")
+    if name == "lexical" and connection.vendor != "sqlite":
+        raise ImproperlyConfigured("The lexical index needs SQLite FTS5 (DATABASE_URL=sqlite://…).")
+    return INDEXES[name]()
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct Porter stems of the query's content words (instruction words such as
+    "draft" or "memo" left out), in order."""
+    skip = {stem(w) for w in INSTRUCTION_WORDS}
+    return [t for t in dict.fromkeys(content_terms(query)) if t not in skip][:MAX_QUERY_TERMS]

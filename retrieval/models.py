@@ -1,0 +1,120 @@
+"""Documents and their chunks (DESIGN.md §3).
+
+The lexical index (SQLite FTS5 table ``retrieval_chunk_fts``) is kept in step with
+``Chunk`` rows by database triggers created in migration 0002, so every write path,
+including bulk inserts and cascading deletes, updates the index.
+"""
+
+from django.db import models
+
+from ciq.models import Workspace
+
+
+class JurisdictionLevel(models.TextChoices):
+    FEDERAL = "federal", "Federal"
+    STATE = "state", "State"
+    COUNTY = "county", "County"
+    MUNICIPAL = "municipal", "Municipal"
+    PRIVATE = "private", "Private"
+
+
+class Lane(models.TextChoices):
+    """Retrieval lane (DESIGN.md §1): LOCAL holds firm, town, municipal and county
+    documents; STATE holds state and federal authority."""
+
+    LOCAL = "local", "Local"
+    STATE = "state", "State"
+
+
+LEVEL_LANE = {
+    JurisdictionLevel.FEDERAL: Lane.STATE,
+    JurisdictionLevel.STATE: Lane.STATE,
+    JurisdictionLevel.COUNTY: Lane.LOCAL,
+    JurisdictionLevel.MUNICIPAL: Lane.LOCAL,
+    JurisdictionLevel.PRIVATE: Lane.LOCAL,
+}
+
+
+class Document(models.Model):
+    """One source file loaded into a workspace."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="documents")
+    title = models.CharField(max_length=500)
+    file = models.FileField(upload_to="documents/%Y/%m/", blank=True)
+    source_path = models.CharField(
+        max_length=1000, blank=True, help_text="Where the file was loaded from (ingest key)."
+    )
+    sha256 = models.CharField(max_length=64, db_index=True)
+    mime = models.CharField(max_length=100, blank=True)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    page_count = models.PositiveIntegerField(null=True, blank=True)
+    jurisdiction = models.CharField(max_length=100, default="private", db_index=True)
+    jurisdiction_level = models.CharField(
+        max_length=10, choices=JurisdictionLevel.choices, default=JurisdictionLevel.PRIVATE
+    )
+    lane = models.CharField(max_length=5, choices=Lane.choices, default=Lane.LOCAL)
+    source_type = models.CharField(max_length=50, blank=True)
+    citation_label = models.CharField(max_length=300, blank=True)
+    last_updated = models.DateField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title"]
+        indexes = [models.Index(fields=["workspace", "source_path"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def save(self, *args, **kwargs):
+        # The lane is derived from the level (DESIGN.md §1), never set on its own.
+        self.lane = LEVEL_LANE[JurisdictionLevel(self.jurisdiction_level)]
+        super().save(*args, **kwargs)
+
+
+class Chunk(models.Model):
+    """A passage of a document: the unit of retrieval and citation.
+
+    ``chunk_id`` is 12 lowercase hex characters derived from the document's sha256 and
+    the chunk's character offsets, so it is stable across re-ingests of the same file.
+    ``jurisdiction`` and ``lane`` are copied from the document for filtering.
+    """
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    chunk_id = models.CharField(max_length=12, db_index=True)
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+    page_start = models.PositiveIntegerField(null=True, blank=True)
+    page_end = models.PositiveIntegerField(null=True, blank=True)
+    heading = models.CharField(max_length=500, blank=True)
+    token_count = models.PositiveIntegerField(default=0)
+    jurisdiction = models.CharField(max_length=100, db_index=True)
+    lane = models.CharField(max_length=5, choices=Lane.choices)
+
+    class Meta:
+        ordering = ["document", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "chunk_id"], name="unique_chunk_id"),
+            models.UniqueConstraint(fields=["document", "ordinal"], name="unique_chunk_ordinal"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id} ({self.document_id}#{self.ordinal})"
+
+    @property
+    def pages(self) -> str:
+        """Human page reference: "p. 3", "pp. 3–4" or "" for documents without pages."""
+        if self.page_start is None:
+            return ""
+        if self.page_end in (None, self.page_start):
+            return f"p. {self.page_start}"
+        return f"pp. {self.page_start}–{self.page_end}"

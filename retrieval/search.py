@@ -1,0 +1,245 @@
+"""Two-lane retrieval with jurisdiction filter, dedupe and rerank (DESIGN.md §1).
+
+    question ─► LOCAL lane (firm, municipal, county chunks of the target jurisdictions)
+             └► STATE lane (state and federal chunks of the targets and the codes above)
+             ─► cap per lane ─► merge ─► dedupe ─► similarity ─► rerank ─► keep K
+
+Similarity, in [0, 1], is ``coverage × bm25 / best_bm25``: the IDF-weighted share of the
+question's content terms the chunk contains (an absolute measure), scaled by the chunk's
+BM25 score relative to the best hit of the question (which keeps BM25's ranking). The
+best chunk's similarity is its coverage, so a question half of whose weighted terms
+appear nowhere cannot reach a similarity above 0.5.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from ciq.models import Workspace
+from ciq.text import content_terms
+from retrieval.index import Hit, index_get, query_terms
+from retrieval.jurisdiction import statewide_jurisdictions
+from retrieval.models import Chunk, Lane
+
+SIMILARITY_WEIGHT = 0.8  # DESIGN.md §1: weighted = 0.8 × similarity + 0.2 × recency
+RECENCY_WEIGHT = 0.2
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How many chunks each step may pass on (DESIGN.md §1 caps)."""
+
+    local_k: int
+    state_k: int
+    local_cap: int
+    state_cap: int
+    merged_cap: int
+    keep: int
+
+    @classmethod
+    def for_mode(cls, mode: str) -> Budget:
+        """Seed budget of a mode: Answer retrieves 10 and keeps 6, Draft 20 and 15.
+
+        "Retrieve N" bounds the merged candidate pool (with ``MERGED_CONTEXT_CAP``);
+        the lanes fetch ``LOCAL_LANE_K`` / ``STATE_LANE_K`` and are capped at
+        ``LOCAL_CONTEXT_CAP`` / ``STATE_CONTEXT_CAP``.
+        """
+        draft = mode == "draft"
+        retrieve = settings.DRAFT_RETRIEVE_K if draft else settings.ANSWER_RETRIEVE_K
+        return cls(
+            local_k=settings.LOCAL_LANE_K,
+            state_k=settings.STATE_LANE_K,
+            local_cap=settings.LOCAL_CONTEXT_CAP,
+            state_cap=settings.STATE_CONTEXT_CAP,
+            merged_cap=min(settings.MERGED_CONTEXT_CAP, retrieve),
+            keep=settings.DRAFT_KEEP_K if draft else settings.ANSWER_KEEP_K,
+        )
+
+    @classmethod
+    def flat(cls, k: int) -> Budget:
+        """Every step passes ``k`` chunks (used by ``evaluate retrieval`` for recall@k)."""
+        return cls(k, k, k, k, k, k)
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    """A chunk in a turn's context, with its scores.
+
+    ``bm25`` ≥ 0; ``similarity``, ``recency`` and ``score`` in [0, 1]; ``rank`` from 1.
+    """
+
+    chunk_pk: int
+    chunk_id: str
+    document_id: int
+    document_title: str
+    citation_label: str
+    jurisdiction: str
+    jurisdiction_level: str
+    lane: str
+    heading: str
+    text: str
+    char_start: int
+    char_end: int
+    page_start: int | None
+    page_end: int | None
+    last_updated: dt.date | None
+    bm25: float
+    similarity: float = 0.0
+    recency: float = 0.0
+    score: float = 0.0
+    rank: int = 0
+
+    def as_source(self) -> dict:
+        """JSON snapshot stored on the turn (``Turn.sources``)."""
+        data = asdict(self)
+        data["last_updated"] = self.last_updated.isoformat() if self.last_updated else None
+        return data
+
+
+@dataclass
+class RetrievalResult:
+    """The kept chunks (best first) and what each lane found."""
+
+    chunks: list[RetrievedChunk]
+    lanes: dict[str, dict] = field(default_factory=dict)
+    candidates: int = 0
+
+
+def recency(last_updated: dt.date | None, *, today: dt.date | None = None) -> float:
+    """1.0 if the document was updated within ``RECENCY_WINDOW_DAYS`` (365) days, else 0.0."""
+    if last_updated is None:
+        return 0.0
+    today = today or timezone.localdate()
+    return 1.0 if (today - last_updated).days <= settings.RECENCY_WINDOW_DAYS else 0.0
+
+
+def rerank_score(similarity: float, recency_value: float) -> float:
+    """weighted = 0.8 × similarity + 0.2 × recency (DESIGN.md §1), in [0, 1]."""
+    return SIMILARITY_WEIGHT * similarity + RECENCY_WEIGHT * recency_value
+
+
+def term_coverage(terms: Sequence[str], idf: dict[str, float], text: str) -> float:
+    """IDF-weighted share of ``terms`` (Porter stems) that occur in ``text``, in [0, 1]."""
+    total = sum(idf.get(t, 0.0) for t in terms)
+    if total <= 0:
+        return 0.0
+    present = set(content_terms(text))
+    return sum(idf.get(t, 0.0) for t in terms if t in present) / total
+
+
+def _lane_search(query, workspace_id, k, jurisdictions, lane) -> list[Hit]:
+    try:
+        return index_get().search(
+            query, workspace_id=workspace_id, k=k, jurisdictions=jurisdictions, lane=lane
+        )
+    finally:
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
+
+
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ciq-lane")
+
+
+def _run_lanes(query, workspace_id, specs) -> list[list[Hit]]:
+    # Inside a transaction (tests, a caller's atomic block) another thread's connection
+    # could not see uncommitted rows, so the lanes then run one after the other.
+    if len(specs) > 1 and not connection.in_atomic_block:
+        futures = [_POOL.submit(_lane_search, query, workspace_id, *spec) for spec in specs]
+        return [f.result() for f in futures]
+    return [_lane_search(query, workspace_id, *spec) for spec in specs]
+
+
+def _dedupe(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """Keep, per document, the higher-scored of any chunks whose character ranges
+    overlap (chunking overlap makes neighbours repeat text); input is best first."""
+    kept: list[RetrievedChunk] = []
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    for chunk in chunks:
+        spans = ranges.setdefault(chunk.document_id, [])
+        if any(chunk.char_start < end and start < chunk.char_end for start, end in spans):
+            continue
+        spans.append((chunk.char_start, chunk.char_end))
+        kept.append(chunk)
+    return kept
+
+
+def chunks_retrieve(
+    query: str,
+    *,
+    workspace: Workspace,
+    jurisdictions: Sequence[str] = (),
+    budget: Budget,
+    extra_terms: str = "",
+) -> RetrievalResult:
+    """Retrieve, merge, dedupe and rerank the chunks of ``workspace`` for ``query``.
+
+    ``jurisdictions``: target codes; empty means no filter. The LOCAL lane keeps local
+    chunks whose jurisdiction is a target; the STATE lane keeps state/federal chunks whose
+    jurisdiction is a target or above one (``US-OR-Rivergrove`` also draws ``US-OR`` and
+    ``US``). With ``ENABLE_PARALLEL_STATE_LANE`` off, one search covers both.
+    ``extra_terms`` (e.g. earlier turns' questions) widens the query.
+    Returns chunks best first with ``rank`` set, and per-lane counts and top titles.
+    """
+    text = f"{query} {extra_terms}".strip()
+    targets = set(jurisdictions)
+    local_filter = targets or None
+    state_filter = statewide_jurisdictions(targets) if targets else None
+    if settings.ENABLE_PARALLEL_STATE_LANE:
+        specs = [
+            (budget.local_k, local_filter, Lane.LOCAL),
+            (budget.state_k, state_filter, Lane.STATE),
+        ]
+        caps = [budget.local_cap, budget.state_cap]
+    else:
+        specs = [(budget.merged_cap, (local_filter or set()) | (state_filter or set()) or None, None)]
+        caps = [budget.merged_cap]
+    lane_hits = [hits[:cap] for hits, cap in zip(_run_lanes(text, workspace.pk, specs), caps)]
+
+    all_hits = sorted((h for hits in lane_hits for h in hits), key=lambda h: -h.bm25)
+    rows = Chunk.objects.select_related("document").in_bulk([h.chunk_pk for h in all_hits])
+    terms = query_terms(text)
+    idf = index_get().idf(terms)
+    best = max((h.bm25 for h in all_hits), default=0.0)
+
+    candidates: list[RetrievedChunk] = []
+    for hit in all_hits:
+        chunk = rows.get(hit.chunk_pk)
+        if chunk is None:  # deleted between search and fetch
+            continue
+        doc = chunk.document
+        coverage = term_coverage(terms, idf, f"{doc.title}\n{chunk.heading}\n{chunk.text}")
+        similarity = coverage * (hit.bm25 / best if best > 0 else 0.0)
+        fresh = recency(doc.last_updated)
+        candidates.append(
+            RetrievedChunk(
+                chunk_pk=chunk.pk, chunk_id=chunk.chunk_id, document_id=doc.pk,
+                document_title=doc.title, citation_label=doc.citation_label,
+                jurisdiction=chunk.jurisdiction, jurisdiction_level=doc.jurisdiction_level,
+                lane=chunk.lane, heading=chunk.heading, text=chunk.text,
+                char_start=chunk.char_start, char_end=chunk.char_end,
+                page_start=chunk.page_start, page_end=chunk.page_end,
+                last_updated=doc.last_updated, bm25=hit.bm25, similarity=round(similarity, 4),
+                recency=fresh, score=round(rerank_score(similarity, fresh), 4),
+            )
+        )
+    merged = _dedupe(candidates)[: budget.merged_cap]
+    merged.sort(key=lambda c: (-c.score, -c.bm25))
+    kept = [
+        RetrievedChunk(**{**c.__dict__, "rank": i}) for i, c in enumerate(merged[: budget.keep], 1)
+    ]
+    lanes = {}
+    for lane in (Lane.LOCAL, Lane.STATE):
+        in_lane = [c for c in kept if c.lane == lane]
+        lanes[str(lane)] = {
+            "found": sum(1 for c in candidates if c.lane == lane),
+            "kept": len(in_lane),
+            "top_titles": list(dict.fromkeys(c.document_title for c in in_lane))[:3],
+        }
+    return RetrievalResult(chunks=kept, lanes=lanes, candidates=len(candidates))

@@ -1,0 +1,436 @@
+"""Retrieval writes: ingesting and deleting documents (DESIGN.md §2, §3).
+
+Ingestion is extract → chunk → index. The lexical index (SQLite FTS5) follows the Chunk
+rows through database triggers (migration 0002), so writing chunks *is* indexing here;
+other index backends hook in where the chunks are written.
+
+Idempotence: a document is keyed by ``(workspace, source_path)`` and identified by the
+sha256 of its bytes. The same bytes again are "unchanged" (no new rows, chunk ids are a
+function of the sha256 and offsets so they stay the same); new bytes at a known
+``source_path`` replace that document's chunks and metadata ("updated").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.files import File
+from django.db import models, transaction
+
+from ciq.models import Workspace
+from retrieval.chunking import chunk_id_for, chunk_text
+from retrieval.extract import SUPPORTED_SUFFIXES, ExtractedText, ExtractionError, extract_text
+from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
+from retrieval.models import Chunk, Document, JurisdictionLevel
+
+logger = logging.getLogger(__name__)
+
+# Files in a corpus folder that describe the corpus rather than belong to it.
+SKIPPED_FILE_NAMES = frozenset({"manifest.csv", "sources.csv", "readme.md", "sources.md"})
+_STORED_STEM_CHARS = 60  # FileField max_length is 100 including "documents/YYYY/MM/"
+
+
+class IngestStatus(models.TextChoices):
+    CREATED = "created", "Created"
+    UPDATED = "updated", "Updated"
+    UNCHANGED = "unchanged", "Unchanged"
+    FAILED = "failed", "Failed"
+
+
+@dataclass
+class IngestResult:
+    """The outcome of ingesting one file.
+
+    ``status``: an :class:`IngestStatus` value. ``document``: the row written or found
+    (``None`` only if even the failure could not be recorded). ``chunks``: the
+    document's chunk count after ingest (0 when failed). ``error``: the reason of a
+    failure, for a person ("" otherwise). ``path``: the file as given.
+    """
+
+    document: Document | None
+    status: str
+    chunks: int
+    error: str
+    path: str
+
+
+@dataclass
+class IngestSummary:
+    """Totals of one :func:`documents_ingest` run.
+
+    ``documents``: files processed; ``created``/``updated``/``unchanged``/``failed``:
+    files per outcome; ``chunks``: chunks of the documents that are ready after the run
+    (unchanged ones included); ``seconds``: wall-clock time; ``failures``: the failed
+    results, in order.
+    """
+
+    documents: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    failures: list[IngestResult] = field(default_factory=list)
+
+    def add(self, result: IngestResult) -> None:
+        """Count one result in."""
+        self.documents += 1
+        if result.status == IngestStatus.FAILED:
+            self.failed += 1
+            self.failures.append(result)
+            return
+        setattr(self, str(result.status), getattr(self, str(result.status)) + 1)
+        self.chunks += result.chunks
+
+
+def document_ingest(
+    *,
+    workspace: Workspace,
+    path: Path,
+    metadata: DocumentMetadata | None = None,
+    source_path: str | None = None,
+) -> IngestResult:
+    """Load one file into ``workspace``: extract its text, chunk it, write the Document
+    and its Chunks (the FTS5 index follows by trigger) and keep a copy of the file in
+    default storage (``Document.file``).
+
+    ``source_path`` is the document's key in the workspace (default: the file's absolute
+    path). ``metadata``: title, jurisdiction, level, source type, citation label, last
+    updated; ``None`` keeps the metadata of a document already at ``source_path`` and
+    gives a new one :func:`retrieval.manifest.default_metadata`.
+
+    Outcomes (``IngestResult.status``): ``created``; ``unchanged`` when the workspace
+    already holds these bytes (same sha256; no second copy is made; at the same
+    ``source_path`` changed metadata is applied, which makes it ``updated``); ``updated``
+    when ``source_path`` held other bytes (its chunks and metadata are replaced);
+    ``failed`` when the file cannot be read, extracted or written: the Document at
+    ``source_path`` (a new one if none) is then marked ``failed`` with ``error`` = reason
+    and path, and holds no chunks. Nothing is raised
+    for a bad file. Extraction and chunking run before the database transaction; the
+    Document and all its Chunks are written in one ``transaction.atomic()``, so a
+    failure leaves no partial rows. Chunk ``token_count`` is the chunk's word count.
+    """
+    path = Path(path)
+    shown = str(path)
+    source_path = source_path or str(path.resolve())
+    at_path = (
+        Document.objects.filter(workspace=workspace, source_path=source_path).order_by("id").first()
+    )
+
+    try:
+        sha256, size = _file_digest(path)
+    except OSError as exc:
+        reason = "file not found" if isinstance(exc, FileNotFoundError) else (
+            f"cannot read file ({exc.strerror or exc})"
+        )
+        return _record_failure(workspace=workspace, path=path, source_path=source_path,
+                               metadata=metadata, at_path=at_path, sha256="", size=0,
+                               reason=reason)
+
+    same = at_path if (at_path is not None and at_path.sha256 == sha256) else (
+        Document.objects.filter(workspace=workspace, sha256=sha256,
+                                status=Document.Status.READY).order_by("id").first()
+    )
+    if same is not None and same.status == Document.Status.READY:
+        if at_path is not None and at_path.pk != same.pk:
+            # Chunk ids derive from the sha256: two documents with the same bytes would
+            # share ids and make citations ambiguous.
+            return _record_failure(
+                workspace=workspace, path=path, source_path=source_path, metadata=metadata,
+                at_path=at_path, sha256=sha256, size=size,
+                reason=f"same content as the already ingested {same.source_path}",
+            )
+        if same.source_path != source_path:
+            # Another path already holds these bytes: not a second copy, and not this
+            # file's metadata either (it belongs to the other path's manifest row).
+            return IngestResult(document=same, status=IngestStatus.UNCHANGED,
+                                chunks=same.chunks.count(), error="", path=shown)
+        return _apply_metadata(document=same, metadata=metadata, path=shown)
+
+    try:
+        extracted = extract_text(path)
+    except ExtractionError as exc:
+        return _record_failure(workspace=workspace, path=path, source_path=source_path,
+                               metadata=metadata, at_path=at_path, sha256=sha256, size=size,
+                               reason=exc.reason)
+    spans = chunk_text(extracted.text, extracted.page_starts)
+    if not spans:
+        return _record_failure(workspace=workspace, path=path, source_path=source_path,
+                               metadata=metadata, at_path=at_path, sha256=sha256, size=size,
+                               reason="no text to index")
+
+    try:
+        document, status = _write_document(
+            workspace=workspace, path=path, source_path=source_path, metadata=metadata,
+            at_path=at_path, sha256=sha256, size=size, extracted=extracted, spans=spans,
+        )
+    except Exception as exc:  # one bad document must not stop a batch of hundreds
+        logger.exception("ingest of %s failed while writing", path)
+        return _record_failure(
+            workspace=workspace, path=path, source_path=source_path, metadata=metadata,
+            at_path=_refetch(at_path), sha256=sha256, size=size,
+            reason=f"could not be saved ({type(exc).__name__}: {exc})",
+        )
+    return IngestResult(document=document, status=status, chunks=len(spans), error="",
+                        path=shown)
+
+
+def documents_ingest(
+    *,
+    workspace: Workspace,
+    paths: Sequence[Path],
+    manifest: Path | None = None,
+    progress: Callable[[IngestResult], None] | None = None,
+) -> IngestSummary:
+    """Ingest files and folders into ``workspace`` with :func:`document_ingest`.
+
+    Folders are walked recursively in sorted order, keeping files with a supported
+    extension (:data:`retrieval.extract.SUPPORTED_SUFFIXES`) and skipping hidden files
+    and the corpus notes ``manifest.csv``, ``sources.csv``, ``README.md`` and
+    ``SOURCES.md``; files named directly are always tried (an unsupported one fails
+    with its reason). A file listed twice is ingested once. ``manifest``: a CSV read by
+    :func:`retrieval.manifest.read_manifest`; files are matched by their path relative to
+    the manifest's folder, and files without a row get default metadata (documents
+    already ingested keep theirs). ``progress`` is called after each file.
+
+    Raises ``FileNotFoundError`` when a path does not exist and
+    :class:`retrieval.manifest.ManifestError` for a bad manifest, both before anything is
+    written. Bad files do not raise: they are counted in ``failed``.
+    """
+    started = time.perf_counter()
+    files = collect_files(paths)
+    entries = read_manifest(manifest) if manifest is not None else {}
+    manifest_root = Path(manifest).resolve().parent if manifest is not None else None
+    summary = IngestSummary()
+    for file in files:
+        metadata = None
+        if manifest_root is not None:
+            resolved = file.resolve()
+            if resolved.is_relative_to(manifest_root):
+                metadata = entries.get(resolved.relative_to(manifest_root).as_posix())
+        result = document_ingest(workspace=workspace, path=file, metadata=metadata)
+        summary.add(result)
+        if progress is not None:
+            progress(result)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def collect_files(paths: Sequence[Path]) -> list[Path]:
+    """The files to ingest under ``paths`` (see :func:`documents_ingest` for the rules),
+    in order, each once. Raises ``FileNotFoundError`` naming the first missing path."""
+    files: list[Path] = []
+    seen: set[Path] = set()
+    for given in paths:
+        given = Path(given)
+        if not given.exists():
+            raise FileNotFoundError(f"no such file or folder: {given}")
+        if given.is_dir():
+            found = sorted(
+                p for p in given.rglob("*")
+                if p.is_file()
+                and p.suffix.lower() in SUPPORTED_SUFFIXES
+                and p.name.lower() not in SKIPPED_FILE_NAMES
+                and not any(part.startswith(".") for part in p.relative_to(given).parts)
+            )
+        else:
+            found = [given]
+        for file in found:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append(file)
+    return files
+
+
+def document_delete(*, document: Document) -> None:
+    """Delete ``document``: its chunks go by cascade (and leave the FTS5 index by
+    trigger); the stored file copy is removed once the transaction commits."""
+    with transaction.atomic():
+        _delete_file_on_commit(document.file.name)
+        document.delete()
+
+
+# --- internals ----------------------------------------------------------------------------
+
+
+def _file_digest(path: Path) -> tuple[str, int]:
+    """(sha256 hex of the file's bytes, size in bytes), read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+def _metadata_fields(metadata: DocumentMetadata) -> dict:
+    return {
+        "title": metadata.title[:500],
+        "jurisdiction": metadata.jurisdiction,
+        "jurisdiction_level": JurisdictionLevel(metadata.jurisdiction_level),
+        "source_type": metadata.source_type,
+        "citation_label": metadata.citation_label[:300],
+        "last_updated": metadata.last_updated,
+    }
+
+
+def _apply_metadata(*, document: Document, metadata: DocumentMetadata | None,
+                    path: str) -> IngestResult:
+    """The "same bytes" outcome: unchanged, or updated when the metadata differs."""
+    chunks = document.chunks.count()
+    if metadata is None:
+        return IngestResult(document=document, status=IngestStatus.UNCHANGED, chunks=chunks,
+                            error="", path=path)
+    fields = _metadata_fields(metadata)
+    changed = {k: v for k, v in fields.items() if getattr(document, k) != v}
+    if not changed:
+        return IngestResult(document=document, status=IngestStatus.UNCHANGED, chunks=chunks,
+                            error="", path=path)
+    with transaction.atomic():
+        for name, value in changed.items():
+            setattr(document, name, value)
+        document.full_clean(exclude=["file"])
+        document.save()  # derives the lane; the FTS title follows by trigger
+        document.chunks.update(jurisdiction=document.jurisdiction, lane=document.lane)
+    return IngestResult(document=document, status=IngestStatus.UPDATED, chunks=chunks, error="",
+                        path=path)
+
+
+def _write_document(
+    *,
+    workspace: Workspace,
+    path: Path,
+    source_path: str,
+    metadata: DocumentMetadata | None,
+    at_path: Document | None,
+    sha256: str,
+    size: int,
+    extracted: ExtractedText,
+    spans: list,
+) -> tuple[Document, str]:
+    """Write the Document and its Chunks in one transaction; returns (document, status).
+
+    The file copy is stored first (storage is not transactional) and removed again if
+    the transaction fails; a replaced copy is removed only after the commit.
+    """
+    document = at_path if at_path is not None else Document(workspace=workspace)
+    status = IngestStatus.UPDATED if at_path is not None else IngestStatus.CREATED
+    if metadata is None and at_path is None:
+        metadata = default_metadata(path)
+    old_file = document.file.name if at_path is not None else ""
+
+    with path.open("rb") as handle:
+        stored_name = document.file.storage.save(
+            document.file.field.generate_filename(document, _stored_name(path)),
+            File(handle),
+            max_length=document.file.field.max_length,
+        )
+    try:
+        with transaction.atomic():
+            if metadata is not None:
+                for name, value in _metadata_fields(metadata).items():
+                    setattr(document, name, value)
+            document.file.name = stored_name
+            document.source_path = source_path
+            document.sha256 = sha256
+            document.mime = extracted.mime
+            document.size_bytes = size
+            document.page_count = extracted.page_count
+            document.status = Document.Status.READY
+            document.error = ""
+            document.full_clean(exclude=["file"])
+            document.save()  # derives the lane from the level
+            if at_path is not None:
+                Chunk.objects.filter(document=document).delete()
+            text = extracted.text
+            Chunk.objects.bulk_create(
+                [
+                    Chunk(
+                        document=document,
+                        chunk_id=chunk_id_for(sha256, span.char_start, span.char_end),
+                        ordinal=ordinal,
+                        text=text[span.char_start : span.char_end],
+                        char_start=span.char_start,
+                        char_end=span.char_end,
+                        page_start=span.page_start,
+                        page_end=span.page_end,
+                        heading=span.heading,
+                        token_count=span.words,
+                        jurisdiction=document.jurisdiction,
+                        lane=document.lane,
+                    )
+                    for ordinal, span in enumerate(spans)
+                ],
+                batch_size=500,
+            )
+            if old_file and old_file != stored_name:
+                _delete_file_on_commit(old_file)
+    except BaseException:
+        document.file.storage.delete(stored_name)
+        raise
+    return document, status
+
+
+def _record_failure(
+    *,
+    workspace: Workspace,
+    path: Path,
+    source_path: str,
+    metadata: DocumentMetadata | None,
+    at_path: Document | None,
+    sha256: str,
+    size: int,
+    reason: str,
+) -> IngestResult:
+    """Mark the document at ``source_path`` (or a new one) failed, with no chunks."""
+    shown = str(path)
+    try:
+        with transaction.atomic():
+            document = at_path if at_path is not None else Document(workspace=workspace)
+            if metadata is not None or at_path is None:
+                for name, value in _metadata_fields(metadata or default_metadata(path)).items():
+                    setattr(document, name, value)
+            if at_path is not None:
+                Chunk.objects.filter(document=document).delete()
+                _delete_file_on_commit(document.file.name)
+                document.file.name = ""
+            document.source_path = source_path
+            document.sha256 = sha256
+            document.size_bytes = size
+            document.mime = ""
+            document.page_count = None
+            document.status = Document.Status.FAILED
+            document.error = f"{reason} ({shown})"
+            document.save()
+    except Exception:  # the database itself is failing: still report the first reason
+        logger.exception("could not record the failure of %s", path)
+        document = None
+    return IngestResult(document=document, status=IngestStatus.FAILED, chunks=0, error=reason,
+                        path=shown)
+
+
+def _refetch(document: Document | None) -> Document | None:
+    """The row as committed (a rolled-back save may have changed the instance)."""
+    if document is None:
+        return None
+    return Document.objects.filter(pk=document.pk).first()
+
+
+def _stored_name(path: Path) -> str:
+    return path.stem[:_STORED_STEM_CHARS] + path.suffix.lower()
+
+
+def _delete_file_on_commit(name: str) -> None:
+    if not name:
+        return
+    storage = Document._meta.get_field("file").storage
+    transaction.on_commit(lambda: storage.delete(name))
+

@@ -1,0 +1,1 @@
+"""Research sessions: the pipeline orchestrator, Writer, working memory and reasoning trace."""

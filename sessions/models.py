@@ -1,0 +1,141 @@
+"""Research sessions, their turns, revisions and the append-only event log (DESIGN.md §3)."""
+
+from django.conf import settings
+from django.db import models
+
+from ciq.models import Workspace
+
+
+class Mode(models.TextChoices):
+    ANSWER = "answer", "Answer"
+    DRAFT = "draft", "Draft"
+
+
+class VerificationMode(models.TextChoices):
+    STRICT = "strict", "Strict"
+    HELPFUL = "helpful", "Helpful"
+
+
+class RunStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    ERROR = "error", "Error"
+
+
+class ResearchSession(models.Model):
+    """A conversation of one user in one workspace: one or more turns."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sessions")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="research_sessions",
+    )
+    title = models.CharField(max_length=300)
+    mode = models.CharField(max_length=6, choices=Mode.choices, default=Mode.ANSWER)
+    verification_mode = models.CharField(
+        max_length=7, choices=VerificationMode.choices, default=VerificationMode.STRICT
+    )
+    jurisdictions = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
+    created = models.DateTimeField(auto_now_add=True)
+    completed = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["workspace", "-created"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Turn(models.Model):
+    """One question and its verified answer: one run of the pipeline (DESIGN.md §1)."""
+
+    session = models.ForeignKey(ResearchSession, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    question = models.TextField()
+    answer_markdown = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
+    error = models.TextField(blank=True)
+    sources = models.JSONField(
+        default=list, blank=True,
+        help_text="Snapshot of the retrieved context: one object per chunk, in rank order.",
+    )
+    retrieval_confidence = models.JSONField(default=dict, blank=True)
+    claim_confidence = models.JSONField(default=dict, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    working_memory = models.JSONField(default=dict, blank=True)
+    suggested_followups = models.JSONField(default=list, blank=True)
+    assumptions = models.JSONField(default=list, blank=True)
+    limitations = models.JSONField(default=list, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    completed = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["session", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "index"], name="unique_turn_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.index}: {self.question[:60]}"
+
+
+class Revision(models.Model):
+    """One revision cycle of a turn's text, with its evidence coverage in [0, 1]."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="revisions")
+    cycle = models.PositiveIntegerField()
+    text = models.TextField()
+    coverage = models.FloatField(default=0.0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["turn", "cycle"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "cycle"], name="unique_revision_cycle"),
+        ]
+
+
+class EventType(models.TextChoices):
+    """Event types of DESIGN.md §4."""
+
+    SESSION_CREATED = "session_created"
+    RETRIEVAL_COMPLETED = "retrieval_completed"
+    REASONING_THOUGHT = "reasoning_thought"
+    REASONING_ACTION = "reasoning_action"
+    REASONING_OBSERVATION = "reasoning_observation"
+    REASONING_CONCLUSION = "reasoning_conclusion"
+    CONTENT_CHUNK = "content_chunk"
+    CITATION_DETECTED = "citation_detected"
+    CLAIM_EXTRACTED = "claim_extracted"
+    CLAIM_VERIFIED = "claim_verified"
+    LEDGER_UPDATED = "ledger_updated"
+    REVISION_STARTED = "revision_started"
+    CONFIDENCE_CALCULATED = "confidence_calculated"
+    GENERATION_COMPLETE = "generation_complete"
+    ERROR = "error"
+
+
+class SessionEvent(models.Model):
+    """Append-only event log: ``seq`` is dense per session (1, 2, 3, ...) and
+    ``hash = sha256(previous hash + canonical JSON)``, so an auditor can prove the log
+    was not edited (DESIGN.md §3). Written only by ``sessions.events.event_append``.
+    """
+
+    session = models.ForeignKey(ResearchSession, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32, choices=EventType.choices)
+    payload = models.JSONField(default=dict)
+    created = models.DateTimeField()
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "seq"], name="unique_event_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.seq} {self.type}"

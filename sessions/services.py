@@ -1,0 +1,113 @@
+"""Session and turn writes: create, validate input, run (STYLE.md: services)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from ciq.models import Workspace
+from retrieval.jurisdiction import jurisdiction_ancestors
+from retrieval.models import Document
+from sessions.events import EventLog
+from sessions.models import EventType, Mode, ResearchSession, Turn, VerificationMode
+from sessions.pipeline import turn_run
+
+JURISDICTION_RE = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$")
+
+
+def question_clean(question: str) -> str:
+    """The question with surrounding whitespace removed.
+
+    Raises ``ValidationError`` when it is empty or longer than ``MAX_QUESTION_CHARS``
+    characters (the message gives both lengths).
+    """
+    question = (question or "").strip()
+    if not question:
+        raise ValidationError({"question": "The question is empty."})
+    if len(question) > settings.MAX_QUESTION_CHARS:
+        raise ValidationError({"question": (
+            f"The question is {len(question):,} characters long; the limit is "
+            f"{settings.MAX_QUESTION_CHARS:,}. Shorten it or ask in parts."
+        )})
+    return question
+
+
+def jurisdictions_clean(*, workspace: Workspace, jurisdictions: Sequence[str]) -> list[str]:
+    """Deduplicated target codes, each known to the workspace.
+
+    A code is known when a document of the workspace has it, or has a code below it
+    (``US-OR`` is known when ``US-OR-Rivergrove`` documents exist).
+    Raises ``ValidationError`` naming the unknown codes and the known ones.
+    """
+    codes = list(dict.fromkeys(j.strip() for j in jurisdictions if j.strip()))
+    bad = [c for c in codes if not JURISDICTION_RE.match(c)]
+    if bad:
+        raise ValidationError({"jurisdictions": f"Malformed jurisdiction code(s): {', '.join(bad)}."})
+    present = set(
+        Document.objects.filter(workspace=workspace).values_list("jurisdiction", flat=True)
+    )
+    known = present | {a for code in present for a in jurisdiction_ancestors(code)}
+    unknown = [c for c in codes if c not in known]
+    if unknown:
+        raise ValidationError({"jurisdictions": (
+            f"Unknown jurisdiction(s) in workspace “{workspace.name}”: {', '.join(unknown)}. "
+            f"Known: {', '.join(sorted(known)) or 'none (load documents first)'}."
+        )})
+    return codes
+
+
+@transaction.atomic
+def session_create(
+    *,
+    workspace: Workspace,
+    question: str,
+    user=None,
+    mode: str = Mode.ANSWER,
+    verification_mode: str = VerificationMode.STRICT,
+    jurisdictions: Sequence[str] = (),
+) -> Turn:
+    """Create a session with its first (pending) turn and its ``session_created`` event.
+
+    Raises ``ValidationError`` for an empty or oversized question, an unknown mode or
+    verification mode, or unknown jurisdictions; nothing is written then.
+    """
+    question = question_clean(question)
+    if mode not in Mode.values:
+        raise ValidationError({"mode": f"Unknown mode {mode!r}: use {' or '.join(Mode.values)}."})
+    if verification_mode not in VerificationMode.values:
+        raise ValidationError({"verification_mode": (
+            f"Unknown verification mode {verification_mode!r}: use "
+            f"{' or '.join(VerificationMode.values)}."
+        )})
+    codes = jurisdictions_clean(workspace=workspace, jurisdictions=jurisdictions)
+    session = ResearchSession(
+        workspace=workspace, user=user, title=question[:300], mode=mode,
+        verification_mode=verification_mode, jurisdictions=codes,
+    )
+    session.full_clean()
+    session.save()
+    EventLog(session).emit(
+        EventType.SESSION_CREATED, title=session.title, mode=mode,
+        verification_mode=verification_mode, jurisdictions=codes, workspace=workspace.pk,
+    )
+    return Turn.objects.create(session=session, index=1, question=question)
+
+
+@transaction.atomic
+def turn_create(*, session: ResearchSession, question: str) -> Turn:
+    """Add a pending follow-up turn to ``session``. Raises ``ValidationError`` for a bad question."""
+    question = question_clean(question)
+    last = session.turns.order_by("-index").values_list("index", flat=True).first() or 0
+    return Turn.objects.create(session=session, index=last + 1, question=question)
+
+
+def session_ask(**kwargs) -> Turn:
+    """Create a session (arguments of ``session_create``) and run its first turn now.
+
+    Returns the turn, completed or in error. Raises ``ValidationError`` for bad input.
+    """
+    return turn_run(session_create(**kwargs))

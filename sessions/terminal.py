@@ -1,0 +1,88 @@
+"""Terminal rendering of a turn with rich: answer with numbered citations, sources,
+ledger and confidences. Document and user text is printed as plain ``Text`` (never
+parsed as rich markup)."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from sessions.selectors import citation_numbers
+from sessions.writer import CITE_RE
+
+VERDICT_STYLE = {
+    "supported": "green", "weak": "yellow", "not_found": "magenta", "contradicted": "red",
+}
+
+
+def numbered(text: str) -> str:
+    """``text`` with each ``[cite:ID]`` replaced by its footnote number ``[n]``."""
+    numbers = citation_numbers(text)
+    return CITE_RE.sub(lambda m: f"[{numbers[m.group(1)]}]", text)
+
+
+def source_line(source: dict) -> str:
+    """``21 C.F.R. § 117.5 (US, federal), p. 3`` style reference of a source snapshot."""
+    label = source.get("citation_label") or source.get("document_title") or "?"
+    ref = f"{label} ({source.get('jurisdiction')}, {source.get('jurisdiction_level')})"
+    start, end = source.get("page_start"), source.get("page_end")
+    if start:
+        ref += f", p. {start}" if end in (None, start) else f", pp. {start}–{end}"
+    return ref
+
+
+def render_turn(data: dict, console: Console) -> None:
+    """Print a turn given as ``sessions.selectors.turn_as_dict`` data."""
+    console.rule(Text(f"Q: {data['question'][:200]}", style="bold"))
+    if data["status"] == "error":
+        console.print(Text(f"Error: {data['error']}", style="bold red"))
+    answer = numbered(data["answer_markdown"]) or "(no answer)"
+    console.print(Panel(Text(answer), title=f"Answer ({data['mode']})", expand=True))
+
+    sources = {s["chunk_id"]: s for s in data["sources"]}
+    if data["citations"]:
+        lines = Text()
+        for c in data["citations"]:
+            source = sources.get(c["chunk_id"], {})
+            lines.append(f"[{c['number']}] ", style="bold")
+            lines.append(f"{source_line(source)} — {source.get('document_title', '')}"
+                         f"  ·  chunk {c['chunk_id']}\n")
+        console.print(Panel(lines, title="Sources"))
+
+    numbers = {c["chunk_id"]: c["number"] for c in data["citations"]}
+    table = Table(title="Evidence ledger", show_lines=False, expand=True)
+    for column, kwargs in (("#", {"justify": "right"}), ("Claim", {"ratio": 5}),
+                           ("Type", {}), ("Verdict", {}), ("Score", {"justify": "right"}),
+                           ("Conf.", {"justify": "right"}), ("Source", {"ratio": 2})):
+        table.add_column(column, **kwargs)
+    for row in data["ledger"]:
+        source = sources.get(row["evidence_chunk_id"], {})
+        where = ""
+        if row["evidence_chunk_id"]:
+            number = numbers.get(row["evidence_chunk_id"])
+            where = (f"[{number}] " if number else "") + source_line(source) if source else row["evidence_chunk_id"]
+        table.add_row(
+            str(row["index"]), Text(row["claim"][:220]), row["type"],
+            Text(row["verdict"], style=VERDICT_STYLE.get(row["verdict"], "")),
+            f"{row['score']:.2f}", f"{row['confidence']:.2f}", Text(where),
+        )
+    console.print(table)
+
+    rc, cc, m = data["retrieval_confidence"], data["claim_confidence"], data["metrics"]
+    lines = [Text(f"Retrieval confidence: {rc.get('level', '?')} ({rc.get('score', 0):.2f}) — "
+                  f"{rc.get('reason', '')}")]
+    if cc:
+        lines.append(Text(f"Claim confidence: {cc['level']} ({cc['mean']:.2f}) over "
+                          f"{cc['claims']} claim(s)"))
+        lines += [Text(f"  • {r}") for r in cc.get("recommendations", [])]
+    if m:
+        lines.append(Text(
+            f"Coverage {m['evidence_coverage']:.0%} · citation density "
+            f"{m['citation_density']:.2f}/paragraph · contradictions "
+            f"{m['contradiction_rate']:.0%} · gaps {m['gap_rate']:.0%} · revisions "
+            f"{m['revision_cycles']} · first delta {m['time_to_first_token_ms']} ms · total "
+            f"{m['total_ms']} ms"
+        ))
+    console.print(Panel(Group(*lines), title="Confidence"))

@@ -1,0 +1,75 @@
+"""Shared fixtures: three users (owner, member, outsider), two workspaces, and the
+bundled sample corpus ingested once per test run into the "Demo" workspace."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+SAMPLES_DIR = Path(settings.BASE_DIR) / "samples"
+SAMPLES_MANIFEST = SAMPLES_DIR / "manifest.csv"
+# CI and developers have shared/ beside the repository clone.
+SHARED_DIR = Path(settings.BASE_DIR).parent / "shared"
+CORPUS_DIR = SHARED_DIR / "corpora" / "ciq_legal_v1"
+DEMO_WORKSPACE = "Demo"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Ingest the samples once; each test then runs inside a rolled-back transaction."""
+    from ciq.services import workspace_get_or_create
+    from retrieval.services import documents_ingest
+
+    with django_db_blocker.unblock():
+        workspace = workspace_get_or_create(name=DEMO_WORKSPACE)
+        summary = documents_ingest(
+            workspace=workspace, paths=[SAMPLES_DIR], manifest=SAMPLES_MANIFEST
+        )
+        assert summary.failed == 0, summary
+
+
+@pytest.fixture
+def samples_dir() -> Path:
+    return SAMPLES_DIR
+
+
+@pytest.fixture
+def demo_workspace(db):
+    from ciq.models import Workspace
+
+    return Workspace.objects.get(name=DEMO_WORKSPACE)
+
+
+@pytest.fixture
+def other_workspace(db):
+    from ciq.services import workspace_get_or_create
+
+    return workspace_get_or_create(name="Other firm")
+
+
+@pytest.fixture
+def owner(db, demo_workspace, django_user_model):
+    from ciq.models import Membership
+    from ciq.services import membership_add
+
+    user = django_user_model.objects.create_user("owner", password="pw-owner-123")
+    membership_add(user=user, workspace=demo_workspace, role=Membership.Role.ADMIN)
+    return user
+
+
+@pytest.fixture
+def member(db, demo_workspace, django_user_model):
+    from ciq.services import membership_add
+
+    user = django_user_model.objects.create_user("member", password="pw-member-123")
+    membership_add(user=user, workspace=demo_workspace)
+    return user
+
+
+@pytest.fixture
+def outsider(db, other_workspace, django_user_model):
+    from ciq.services import membership_add
+
+    user = django_user_model.objects.create_user("outsider", password="pw-outsider-123")
+    membership_add(user=user, workspace=other_workspace)
+    return user

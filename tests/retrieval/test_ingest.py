@@ -1,0 +1,393 @@
+"""Ingestion: the command, idempotence, replacement, failures, metadata, transactions."""
+
+import datetime as dt
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from ciq.services import workspace_get_or_create
+from retrieval.manifest import DocumentMetadata, ManifestError, default_metadata, read_manifest
+from retrieval.models import Chunk, Document
+from retrieval.services import document_delete, document_ingest, documents_ingest
+from tests.conftest import SAMPLES_MANIFEST
+
+pytestmark = pytest.mark.django_db
+
+ORS_156 = "state/us-or/ors_chapter_156.html"
+CFR_1006 = "federal/us-cfr-12/12cfr1006_fair_debt_collection_practices_act.txt"
+MINUTES_PDF = "municipal/us-or-rivergrove/minutes/2018-08-13-Minutes.pdf"
+PARK_HOURS = "municipal/us-or-rivergrove/ordinances/2011-Ord-80-2011-Park-Hours.md"
+
+
+def fts_rows() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM retrieval_chunk_fts")
+        return cursor.fetchone()[0]
+
+
+def fts_match(term: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM retrieval_chunk_fts WHERE retrieval_chunk_fts MATCH %s", [term]
+        )
+        return cursor.fetchone()[0]
+
+
+def document_at(workspace, samples_dir: Path, relative: str) -> Document:
+    return Document.objects.get(
+        workspace=workspace, source_path=str((samples_dir / relative).resolve())
+    )
+
+
+def test_the_samples_are_ready_in_the_demo_workspace_and_indexed(demo_workspace):
+    documents = Document.objects.filter(workspace=demo_workspace)
+
+    assert documents.count() == 27
+    assert set(documents.values_list("status", flat=True)) == {Document.Status.READY}
+    assert Chunk.objects.filter(document__workspace=demo_workspace).count() > 500
+    assert fts_rows() == Chunk.objects.count()
+
+
+def test_the_command_ingests_the_samples_into_a_new_workspace(samples_dir):
+    out = StringIO()
+
+    call_command(
+        "ingest",
+        str(samples_dir),
+        "--workspace",
+        "Fresh firm",
+        "--manifest",
+        str(SAMPLES_MANIFEST),
+        stdout=out,
+    )
+
+    fresh = Document.objects.filter(workspace__name="Fresh firm")
+    assert fresh.count() == 27
+    assert set(fresh.values_list("status", flat=True)) == {Document.Status.READY}
+    assert "27 created, 0 updated, 0 unchanged, 0 failed" in out.getvalue()
+    assert not fresh.filter(title__in=["SOURCES", "sources", "manifest"]).exists()
+    assert fts_rows() == Chunk.objects.count()
+
+
+def test_reingesting_the_same_files_changes_nothing(demo_workspace, samples_dir):
+    before = sorted(
+        Chunk.objects.filter(document__workspace=demo_workspace).values_list(
+            "document_id", "chunk_id", "id"
+        )
+    )
+
+    summary = documents_ingest(
+        workspace=demo_workspace, paths=[samples_dir], manifest=SAMPLES_MANIFEST
+    )
+
+    assert (summary.documents, summary.unchanged, summary.created, summary.updated) == (
+        27,
+        27,
+        0,
+        0,
+    )
+    assert summary.chunks == len(before)
+    after = sorted(
+        Chunk.objects.filter(document__workspace=demo_workspace).values_list(
+            "document_id", "chunk_id", "id"
+        )
+    )
+    assert after == before
+    assert Document.objects.filter(workspace=demo_workspace).count() == 27
+
+
+def test_chunk_ids_are_the_same_in_another_workspace(demo_workspace, other_workspace, samples_dir):
+    demo = document_at(demo_workspace, samples_dir, CFR_1006)
+
+    result = document_ingest(workspace=other_workspace, path=samples_dir / CFR_1006)
+
+    assert result.status == "created"
+    assert list(result.document.chunks.values_list("chunk_id", flat=True)) == list(
+        demo.chunks.values_list("chunk_id", flat=True)
+    )
+
+
+def test_the_same_bytes_under_another_name_are_not_duplicated(
+    demo_workspace, samples_dir, tmp_path
+):
+    copy = tmp_path / "copy-of-park-hours.md"
+    shutil.copyfile(samples_dir / PARK_HOURS, copy)
+
+    result = document_ingest(workspace=demo_workspace, path=copy)
+
+    assert result.status == "unchanged"
+    assert result.document == document_at(demo_workspace, samples_dir, PARK_HOURS)
+    assert Document.objects.filter(workspace=demo_workspace).count() == 27
+
+
+def test_a_changed_file_replaces_its_chunks_and_keeps_the_index_in_step(
+    other_workspace, samples_dir, tmp_path
+):
+    path = tmp_path / "ordinance.md"
+    shutil.copyfile(samples_dir / PARK_HOURS, path)
+    first = document_ingest(workspace=other_workspace, path=path)
+    old_chunk_pks = set(first.document.chunks.values_list("pk", flat=True))
+    old_sha = first.document.sha256
+
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + "\n\n## Section 9. Zorblax\nZorblax launching is allowed from dawn to dusk.\n",
+        encoding="utf-8",
+    )
+    second = document_ingest(workspace=other_workspace, path=path)
+
+    assert (first.status, second.status) == ("created", "updated")
+    assert second.document.pk == first.document.pk
+    assert Document.objects.filter(workspace=other_workspace).count() == 1
+    assert not Chunk.objects.filter(pk__in=old_chunk_pks).exists()
+    document = Document.objects.get(pk=first.document.pk)
+    assert document.sha256 != old_sha
+    assert document.chunks.count() == second.chunks
+    assert fts_rows() == Chunk.objects.count()
+    assert fts_match("zorblax") == 1
+
+
+def test_a_broken_file_fails_with_its_reason_while_the_others_ingest(
+    other_workspace, samples_dir, tmp_path
+):
+    shutil.copyfile(samples_dir / CFR_1006, tmp_path / "good.txt")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really")
+    (tmp_path / "empty.md").write_bytes(b"")
+    (tmp_path / "notes.csv").write_text("ignored,because,unsupported")
+    seen = []
+
+    summary = documents_ingest(workspace=other_workspace, paths=[tmp_path], progress=seen.append)
+
+    assert (summary.documents, summary.created, summary.failed) == (3, 1, 2)
+    assert [r.path for r in seen] == [
+        str(tmp_path / n) for n in ("broken.pdf", "empty.md", "good.txt")
+    ]
+    reasons = {Path(r.path).name: r.error for r in summary.failures}
+    assert "corrupt or unreadable PDF" in reasons["broken.pdf"]
+    assert "empty file" in reasons["empty.md"]
+    broken = Document.objects.get(workspace=other_workspace, title="broken")
+    assert broken.status == Document.Status.FAILED
+    assert (
+        "corrupt or unreadable PDF" in broken.error and str(tmp_path / "broken.pdf") in broken.error
+    )
+    assert not broken.chunks.exists()
+    good = Document.objects.get(workspace=other_workspace, title="good")
+    assert good.status == Document.Status.READY and good.chunks.exists()
+
+
+def test_a_fixed_file_turns_its_failed_document_ready(other_workspace, samples_dir, tmp_path):
+    path = tmp_path / "later.txt"
+    path.write_text("   \n")
+    failed = document_ingest(workspace=other_workspace, path=path)
+    shutil.copyfile(samples_dir / CFR_1006, path)
+
+    fixed = document_ingest(workspace=other_workspace, path=path)
+
+    assert (failed.status, fixed.status) == ("failed", "updated")
+    document = Document.objects.get(workspace=other_workspace)
+    assert (document.status, document.error) == (Document.Status.READY, "")
+    assert document.chunks.count() == fixed.chunks > 0
+
+
+def test_manifest_metadata_is_applied_to_documents_and_chunks(demo_workspace, samples_dir):
+    ors = document_at(demo_workspace, samples_dir, ORS_156)
+    cfr = document_at(demo_workspace, samples_dir, CFR_1006)
+    minutes = document_at(demo_workspace, samples_dir, MINUTES_PDF)
+
+    title = "ORS Chapter 156 — Proceedings and Judgment in Criminal Actions (2021 Edition)"
+    assert ors.title == title
+    assert (ors.jurisdiction, ors.jurisdiction_level, ors.lane) == ("US-OR", "state", "state")
+    assert (ors.source_type, ors.citation_label, ors.last_updated) == (
+        "statute",
+        "ORS ch. 156 (2021 ed.)",
+        None,
+    )
+    assert (cfr.jurisdiction, cfr.jurisdiction_level, cfr.lane) == ("US", "federal", "state")
+    assert cfr.last_updated == dt.date(2011, 12, 30)
+    assert (minutes.jurisdiction_level, minutes.lane, minutes.page_count) == (
+        "municipal",
+        "local",
+        9,
+    )
+    assert minutes.last_updated == dt.date(2018, 8, 13)
+    for document in (ors, cfr, minutes):
+        assert set(document.chunks.values_list("jurisdiction", "lane")) == {
+            (document.jurisdiction, document.lane)
+        }
+
+
+def test_documents_record_file_facts_and_keep_a_copy(demo_workspace, samples_dir):
+    minutes = document_at(demo_workspace, samples_dir, MINUTES_PDF)
+    ors = document_at(demo_workspace, samples_dir, ORS_156)
+
+    assert (minutes.mime, minutes.size_bytes) == ("application/pdf", 175420)
+    assert len(minutes.sha256) == 64
+    with minutes.file.open("rb") as stored:
+        assert stored.read() == (samples_dir / MINUTES_PDF).read_bytes()
+    assert (ors.mime, ors.page_count) == ("text/html", None)
+    chunks = list(minutes.chunks.all())
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    assert chunks[0].page_start == 1 and chunks[-1].page_end == 9
+    assert all(c.token_count == len(c.text.split()) for c in chunks)
+    assert all(len(c.chunk_id) == 12 for c in chunks)
+
+
+def test_a_metadata_change_alone_updates_the_document_without_rechunking(
+    other_workspace, samples_dir
+):
+    path = samples_dir / PARK_HOURS
+    created = document_ingest(workspace=other_workspace, path=path)
+    chunk_pks = list(created.document.chunks.values_list("pk", flat=True))
+    metadata = DocumentMetadata(
+        title="Park hours",
+        jurisdiction="US-OR",
+        jurisdiction_level="state",
+        source_type="ordinance",
+        citation_label="Ord. 80",
+        last_updated=dt.date(2011, 5, 1),
+    )
+
+    result = document_ingest(workspace=other_workspace, path=path, metadata=metadata)
+
+    assert (created.status, result.status) == ("created", "updated")
+    document = Document.objects.get(pk=created.document.pk)
+    assert (document.title, document.lane, document.citation_label) == (
+        "Park hours",
+        "state",
+        "Ord. 80",
+    )
+    assert list(document.chunks.values_list("pk", flat=True)) == chunk_pks
+    assert set(document.chunks.values_list("lane", flat=True)) == {"state"}
+    assert (
+        document_ingest(workspace=other_workspace, path=path, metadata=metadata).status
+        == "unchanged"
+    )
+    assert document_ingest(workspace=other_workspace, path=path).status == "unchanged"
+
+
+def test_a_failure_while_writing_leaves_no_chunks_behind(other_workspace, samples_dir, monkeypatch):
+    original = Chunk.objects.bulk_create
+
+    def write_some_then_fail(objs, *args, **kwargs):
+        objs = list(objs)
+        original(objs[:2], *args, **kwargs)
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(Chunk.objects, "bulk_create", write_some_then_fail)
+
+    result = document_ingest(workspace=other_workspace, path=samples_dir / CFR_1006)
+
+    assert result.status == "failed"
+    assert "disk full" in result.error
+    document = Document.objects.get(workspace=other_workspace)
+    assert document.status == Document.Status.FAILED and document.file.name == ""
+    assert not Chunk.objects.filter(document__workspace=other_workspace).exists()
+    assert fts_rows() == Chunk.objects.count()
+
+
+def test_deleting_a_document_removes_its_chunks_from_the_index(other_workspace, samples_dir):
+    document = document_ingest(workspace=other_workspace, path=samples_dir / CFR_1006).document
+    assert fts_match("collection") > 0 and Chunk.objects.filter(document=document).exists()
+    rows_before = fts_rows()
+
+    document_delete(document=document)
+
+    assert not Document.objects.filter(pk=document.pk).exists()
+    assert not Chunk.objects.filter(document_id=document.pk).exists()
+    assert fts_rows() == Chunk.objects.count() < rows_before
+
+
+def test_the_command_reports_failures_without_failing(other_workspace, tmp_path):
+    (tmp_path / "notes.xyz").write_text("unsupported")
+    (tmp_path / "memo.txt").write_text(
+        "Section 1. Scope.\nThis memo covers the dock permit fees.\n"
+    )
+    out = StringIO()
+
+    call_command(
+        "ingest",
+        str(tmp_path / "notes.xyz"),
+        str(tmp_path),
+        "--workspace",
+        "Other firm",
+        stdout=out,
+    )
+
+    output = out.getvalue()
+    assert f"FAILED {tmp_path / 'notes.xyz'}: unsupported file type .xyz" in output
+    assert "2 document(s)" in output and "1 created" in output and "1 failed" in output
+
+
+def test_the_command_refuses_a_missing_path(tmp_path):
+    with pytest.raises(CommandError, match="No such file or folder"):
+        call_command(
+            "ingest", str(tmp_path / "nowhere"), "--workspace", "Other firm", stdout=StringIO()
+        )
+
+
+def test_the_command_refuses_a_bad_manifest(tmp_path):
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("path,title,jurisdiction,jurisdiction_level\na.txt,A,US,galactic\n")
+    (tmp_path / "a.txt").write_text("Some text.")
+
+    with pytest.raises(CommandError, match="line 2: unknown jurisdiction_level 'galactic'"):
+        call_command(
+            "ingest",
+            str(tmp_path),
+            "--workspace",
+            "Other firm",
+            "--manifest",
+            str(manifest),
+            stdout=StringIO(),
+        )
+    assert not Document.objects.filter(workspace__name="Other firm").exists()
+
+
+def test_read_manifest_keys_rows_by_relative_path_and_parses_dates():
+    entries = read_manifest(SAMPLES_MANIFEST)
+
+    assert len(entries) == 27
+    cfr = entries[CFR_1006]
+    assert (cfr.jurisdiction, cfr.jurisdiction_level, cfr.source_type) == (
+        "US",
+        "federal",
+        "regulation",
+    )
+    assert cfr.last_updated == dt.date(2011, 12, 30)
+    assert entries[ORS_156].last_updated is None
+
+
+def test_read_manifest_names_the_line_of_a_bad_date(tmp_path):
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text(
+        "path,title,jurisdiction,jurisdiction_level,last_updated\n"
+        "a.txt,A,US,federal,2020-01-01\n"
+        "b.txt,B,US,federal,31/12/2020\n"
+    )
+
+    with pytest.raises(ManifestError, match=r"line 3: bad last_updated '31/12/2020'"):
+        read_manifest(manifest)
+
+
+def test_default_metadata_is_private_and_titled_from_the_file_name():
+    metadata = default_metadata(Path("/tmp/Master_services-agreement 2024.pdf"))
+
+    assert metadata == DocumentMetadata(title="Master services agreement 2024")
+    assert (metadata.jurisdiction, metadata.jurisdiction_level, metadata.source_type) == (
+        "private",
+        "private",
+        "document",
+    )
+
+
+def test_workspace_for_the_command_is_created_when_absent(samples_dir):
+    call_command(
+        "ingest", str(samples_dir / PARK_HOURS), "--workspace", "Brand new", stdout=StringIO()
+    )
+
+    workspace = workspace_get_or_create(name="Brand new")
+    assert Document.objects.get(workspace=workspace).title == "2011 Ord 80 2011 Park Hours"

@@ -1,0 +1,127 @@
+"""Lexical index, jurisdiction filter and lanes on the ingested samples."""
+
+import pytest
+from django.db import connection
+
+from retrieval.index import SQLiteFTSIndex, match_expression
+from retrieval.models import Chunk, Document, Lane
+from retrieval.search import Budget, chunks_retrieve
+
+pytestmark = pytest.mark.django_db
+
+
+def fts_rows() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM retrieval_chunk_fts")
+        return cursor.fetchone()[0]
+
+
+def test_a_dock_question_finds_the_docks_ordinance_first(demo_workspace):
+    result = chunks_retrieve(
+        "standards for the construction of a dock in the water quality resource area",
+        workspace=demo_workspace, budget=Budget.for_mode("answer"),
+    )
+    assert "88-2017" in result.chunks[0].document_title
+    assert [c.rank for c in result.chunks] == list(range(1, len(result.chunks) + 1))
+    scores = [c.score for c in result.chunks]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 <= c.similarity <= 1.0 for c in result.chunks)
+
+
+def test_answer_mode_keeps_six_and_draft_keeps_up_to_fifteen(demo_workspace):
+    question = "permit application review notice appeal city council planning commission"
+    answer = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.for_mode("answer"))
+    draft = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.for_mode("draft"))
+    assert len(answer.chunks) == 6
+    assert 6 < len(draft.chunks) <= 15
+
+
+def test_lanes_respect_their_caps(demo_workspace):
+    result = chunks_retrieve(
+        "county planning zoning permit requirements notice hearing",
+        workspace=demo_workspace, budget=Budget.for_mode("draft"),
+    )
+    local = [c for c in result.chunks if c.lane == Lane.LOCAL]
+    state = [c for c in result.chunks if c.lane == Lane.STATE]
+    assert len(local) <= 10 and len(state) <= 5
+    assert result.lanes["local"]["kept"] == len(local)
+    assert result.lanes["state"]["kept"] == len(state)
+
+
+def test_a_town_target_draws_town_chunks_locally_and_state_and_federal_statewide(demo_workspace):
+    result = chunks_retrieve(
+        "notice of public hearing and appeal of a decision",
+        workspace=demo_workspace, jurisdictions=["US-OR-Rivergrove"],
+        budget=Budget.for_mode("draft"),
+    )
+    assert result.chunks
+    for c in result.chunks:
+        if c.lane == Lane.LOCAL:
+            assert c.jurisdiction == "US-OR-Rivergrove"
+        else:
+            assert c.jurisdiction in {"US-OR", "US"}
+    assert {c.lane for c in result.chunks} == {"local", "state"}
+
+
+def test_a_county_target_excludes_town_and_firm_documents(demo_workspace):
+    result = chunks_retrieve(
+        "floodplain development permit", workspace=demo_workspace,
+        jurisdictions=["US-MO-Ray"], budget=Budget.for_mode("draft"),
+    )
+    assert {c.jurisdiction for c in result.chunks} <= {"US-MO-Ray", "US-MO", "US"}
+    assert any(c.jurisdiction == "US-MO-Ray" for c in result.chunks)
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_one_search_serves_when_the_parallel_state_lane_is_off(demo_workspace, settings, parallel):
+    settings.ENABLE_PARALLEL_STATE_LANE = parallel
+    result = chunks_retrieve(
+        "mortgage assistance relief services", workspace=demo_workspace,
+        budget=Budget.for_mode("answer"),
+    )
+    assert result.chunks[0].document_title.startswith("12 CFR Part 1015")
+
+
+def test_overlapping_chunks_of_one_document_are_deduplicated(demo_workspace):
+    result = chunks_retrieve(
+        "floodplain development permit elevation", workspace=demo_workspace,
+        budget=Budget.flat(15),
+    )
+    seen: dict[int, list[tuple[int, int]]] = {}
+    for c in result.chunks:
+        for start, end in seen.get(c.document_id, []):
+            assert c.char_end <= start or end <= c.char_start
+        seen.setdefault(c.document_id, []).append((c.char_start, c.char_end))
+
+
+def test_another_workspace_finds_nothing(other_workspace):
+    result = chunks_retrieve("dock", workspace=other_workspace, budget=Budget.for_mode("answer"))
+    assert result.chunks == []
+
+
+def test_fts_syntax_in_a_question_is_searched_as_words(demo_workspace):
+    assert match_expression('dock" OR NEAR(pier wharf) * -') == '"dock" OR "near" OR "pier" OR "wharf"'
+    hits = SQLiteFTSIndex().search(
+        'dock" AND (permit* OR NOT) NEAR', workspace_id=demo_workspace.pk, k=3
+    )
+    assert hits
+
+
+def test_a_100_kb_question_is_cut_to_a_bounded_query(demo_workspace):
+    question = "dock permit " + " ".join(f"word{i}" for i in range(15000))
+    assert len(question) > 100_000
+    assert match_expression(question).count(" OR ") < 64
+    result = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.for_mode("answer"))
+    assert result.chunks
+
+
+def test_the_index_follows_chunk_deletes_and_title_changes(demo_workspace):
+    assert fts_rows() == Chunk.objects.count()
+    document = Document.objects.get(workspace=demo_workspace, title__contains="Docks")
+    document.title = "Zyzzyva pier rules"
+    document.save()
+    hits = SQLiteFTSIndex().search("zyzzyva", workspace_id=demo_workspace.pk, k=50)
+    assert {Chunk.objects.get(pk=h.chunk_pk).document_id for h in hits} == {document.pk}
+    document.delete()
+    assert fts_rows() == Chunk.objects.count()
+    assert SQLiteFTSIndex().search("zyzzyva", workspace_id=demo_workspace.pk, k=5) == []

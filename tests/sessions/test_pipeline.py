@@ -1,0 +1,121 @@
+"""End-to-end runs of the pipeline on the samples: answer, draft, ledger, events, failures."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from sessions.events import event_chain_verify
+from sessions.models import ResearchSession, RunStatus
+from sessions.selectors import turn_ledger
+from sessions.services import session_ask, session_create, turn_create
+from sessions.pipeline import turn_run
+from verification.models import Claim, LedgerEntry
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "When may a state apply for an exemption from the Fair Debt Collection Practices Act?"
+
+
+def event_types(session: ResearchSession) -> list[str]:
+    return list(session.events.order_by("seq").values_list("type", flat=True))
+
+
+def test_an_answer_is_cited_verified_and_logged(demo_workspace, owner):
+    turn = session_ask(workspace=demo_workspace, question=QUESTION, user=owner)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert "[cite:" in turn.answer_markdown
+    ledger = list(turn_ledger(turn=turn))
+    assert ledger and all(c.ledger.verdict for c in ledger)
+    assert turn.metrics["evidence_coverage"] > 0.5
+    assert turn.retrieval_confidence["level"] in {"High", "Medium", "Low"}
+    assert turn.claim_confidence["claims"] == len(ledger)
+    assert turn.working_memory["sub_goals"]
+    types = event_types(turn.session)
+    assert types[0] == "session_created" and types[-1] == "generation_complete"
+    for expected in ("reasoning_thought", "reasoning_action", "retrieval_completed",
+                     "reasoning_observation", "content_chunk", "citation_detected",
+                     "claim_extracted", "claim_verified", "ledger_updated",
+                     "confidence_calculated", "reasoning_conclusion"):
+        assert expected in types
+    seqs = list(turn.session.events.values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert event_chain_verify(turn.session.events.order_by("seq")) == []
+    turn.session.refresh_from_db()
+    assert turn.session.status == RunStatus.COMPLETED
+
+
+def test_streamed_content_adds_up_to_the_answer(demo_workspace):
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    chunks = turn.session.events.filter(type="content_chunk", payload__cycle=0).order_by("seq")
+    assert "".join(e.payload["delta"] for e in chunks) == chunks.last().payload["full_content"]
+
+
+def test_a_draft_with_jurisdictions_runs_and_records_revisions(demo_workspace):
+    turn = session_ask(
+        workspace=demo_workspace, mode="draft", jurisdictions=["US-OR-Rivergrove"],
+        question="Draft a memo on tree removal permits and penalties in Rivergrove.",
+    )
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert turn.answer_markdown.startswith("# ")
+    assert "## Municipal" in turn.answer_markdown
+    cycles = list(turn.revisions.values_list("cycle", flat=True))
+    assert cycles[0] == 0 and len(cycles) <= 3
+    assert turn.metrics["revision_cycles"] == cycles[-1]
+
+
+def test_a_question_outside_the_sources_says_not_found(demo_workspace):
+    turn = session_ask(workspace=demo_workspace, question="quantum chromodynamics of gluons")
+    assert turn.status == RunStatus.COMPLETED
+    assert turn.answer_markdown == "Not found in available sources."
+    assert turn.metrics["evidence_coverage"] == 0.0
+    assert "No source passage answered the question." in turn.working_memory["gaps"]
+
+
+def test_a_follow_up_turn_gets_the_next_index_and_its_own_ledger(demo_workspace):
+    first = session_ask(workspace=demo_workspace, question=QUESTION)
+    second = turn_run(turn_create(session=first.session, question="Where is the application filed?"))
+    assert second.index == 2 and second.status == RunStatus.COMPLETED
+    assert QUESTION in second.working_memory["previous_questions"]
+    assert set(turn_ledger(turn=second)).isdisjoint(turn_ledger(turn=first))
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"question": "   "}, "question"),
+    ({"question": "x" * 100_000}, "question"),
+    ({"question": QUESTION, "mode": "essay"}, "mode"),
+    ({"question": QUESTION, "verification_mode": "lenient"}, "verification_mode"),
+    ({"question": QUESTION, "jurisdictions": ["US-ZZ"]}, "jurisdictions"),
+    ({"question": QUESTION, "jurisdictions": ["US OR; drop"]}, "jurisdictions"),
+])
+def test_bad_input_is_refused_with_a_message_and_writes_nothing(demo_workspace, kwargs, field):
+    before = ResearchSession.objects.count()
+    with pytest.raises(ValidationError) as caught:
+        session_create(workspace=demo_workspace, **kwargs)
+    assert field in caught.value.message_dict
+    assert ResearchSession.objects.count() == before
+
+
+def test_a_judge_failure_ends_the_turn_with_an_error_event_and_keeps_the_text(
+    demo_workspace, monkeypatch
+):
+    from ciq import roles
+
+    class BrokenJudge:
+        def verify(self, claim, evidence, *, mode):
+            raise TimeoutError("judge timed out after 30 s")
+
+    real = roles.role_backend
+    monkeypatch.setattr("sessions.pipeline.role_backend",
+                        lambda role: BrokenJudge() if role == "judge" else real(role))
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    assert turn.status == RunStatus.ERROR
+    assert "verify: judge timed out after 30 s" in turn.error
+    last = turn.session.events.order_by("-seq").first()
+    assert last.type == "error"
+    assert last.payload["code"] == "internal_error" and last.payload["stage"] == "verify"
+    assert turn.session.events.filter(type="content_chunk").exists()
+    assert event_chain_verify(turn.session.events.order_by("seq")) == []
+    # No half-written ledger: the failing cycle wrote no claims.
+    assert not Claim.objects.filter(turn=turn).exists()
+    assert not LedgerEntry.objects.filter(claim__turn=turn).exists()
+    turn.session.refresh_from_db()
+    assert turn.session.status == RunStatus.ERROR

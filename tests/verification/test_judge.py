@@ -1,0 +1,193 @@
+"""The deterministic Judge on real sample text: supported, changed numbers, flipped
+modality, negation, unrelated claims, strict vs helpful mode, and speed."""
+
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from verification.judge import EvidenceChunk, RuleJudge, prepare_chunk, split_sentences
+from verification.models import Verdict
+from verification.skeptic import ClaimDraft, claim_type, substantive_words
+
+SAMPLES = Path(settings.BASE_DIR) / "samples"
+CFR, DOCK, PARK, OTHER = "a1a1a1a1a1a1", "b2b2b2b2b2b2", "c3c3c3c3c3c3", "d4d4d4d4d4d4"
+
+
+def _section(text: str, start: str, end: str) -> str:
+    return text[text.index(start) : text.index(end)]
+
+
+@pytest.fixture(scope="module")
+def evidence() -> list[EvidenceChunk]:
+    cfr = (SAMPLES / "federal/us-cfr-12/12cfr1006_fair_debt_collection_practices_act.txt").read_text()
+    ordinances = SAMPLES / "municipal/us-or-rivergrove/ordinances"
+    return [
+        EvidenceChunk(CFR, _section(cfr, "§ 1006.6 Exemption", "§ 1006.7 Adverse")),
+        EvidenceChunk(DOCK, (ordinances / "2017-Ord-88-2017-Docks.md").read_text()),
+        EvidenceChunk(PARK, (ordinances / "2011-Ord-80-2011-Park-Hours.md").read_text()),
+        EvidenceChunk(OTHER, _section(cfr, "§ 1006.7 Adverse", "§ 1006.8")),
+    ]
+
+
+def claim(text: str, *cited: str) -> ClaimDraft:
+    return ClaimDraft(text, claim_type(text), (0, len(text)), cited, substantive_words(text))
+
+
+def verdict(evidence, text: str, *cited: str, mode: str = "strict") -> str:
+    return RuleJudge().verify(claim(text, *cited), evidence, mode=mode).verdict
+
+
+REPORT = ("The appropriate official of a state that receives an exemption shall inform the Bureau "
+          "in writing within {} days of any change in the state laws.")
+
+
+def test_a_claim_restating_its_source_is_supported(evidence):
+    judgement = RuleJudge().verify(claim(REPORT.format(30), CFR), evidence)
+    assert judgement.verdict == Verdict.SUPPORTED
+    assert judgement.score >= 0.9
+    assert judgement.evidence_chunk_id == CFR
+    assert "within 30 days" in judgement.snippet
+    assert judgement.snippet in evidence[0].text
+    assert judgement.supporting_chunk_ids == (CFR,)
+    assert judgement.word_scores == tuple(1.0 for _ in claim(REPORT.format(30)).substantive_words)
+
+
+def test_a_changed_number_is_contradicted(evidence):
+    judgement = RuleJudge().verify(claim(REPORT.format(60), CFR), evidence)
+    assert judgement.verdict == Verdict.CONTRADICTED
+    assert "30 days" in judgement.reasoning and "60 days" in judgement.reasoning
+    assert judgement.contradicting_chunk_ids == (CFR,)
+    assert judgement.score < 0.4
+
+
+def test_a_changed_effective_date_is_contradicted(evidence):
+    text = "An exemption granted is effective {} days after publication of the notice in the Federal Register."
+    assert verdict(evidence, text.format(90), CFR) == Verdict.SUPPORTED
+    assert verdict(evidence, text.format(45), CFR) == Verdict.CONTRADICTED
+
+
+def test_a_changed_time_of_day_is_contradicted(evidence):
+    text = "From May through October, the park and river access shall be open from 8:00 am to {}."
+    assert verdict(evidence, text.format("9:00 pm"), PARK) == Verdict.SUPPORTED
+    assert verdict(evidence, text.format("11:00 pm"), PARK) == Verdict.CONTRADICTED
+
+
+def test_must_turned_into_may_is_contradicted(evidence):
+    text = ("The appropriate official of a state that receives an exemption may inform the Bureau "
+            "of any change in the state laws.")
+    judgement = RuleJudge().verify(claim(text, CFR), evidence)
+    assert judgement.verdict == Verdict.CONTRADICTED
+    assert "requires" in judgement.reasoning and "permits" in judgement.reasoning
+
+
+def test_shall_not_turned_into_may_is_contradicted(evidence):
+    assert verdict(evidence, "The dock shall not exceed 12 feet in width and 20 feet in length.", DOCK) == Verdict.SUPPORTED
+    assert verdict(evidence, "The dock may exceed 12 feet in width.", DOCK) == Verdict.CONTRADICTED
+
+
+def test_a_negated_requirement_is_contradicted(evidence):
+    assert verdict(evidence, "The ramp to the dock shall be hinged to allow for rise in floodwater.", DOCK) == Verdict.SUPPORTED
+    assert verdict(evidence, "The ramp to the dock is not required to be hinged.", DOCK) == Verdict.CONTRADICTED
+
+
+def test_denying_a_prohibition_is_contradicted(evidence):
+    judgement = RuleJudge().verify(
+        claim("An exemption shall extend to the civil liability provisions of section 813 of the Act.", CFR),
+        evidence,
+    )
+    assert judgement.verdict == Verdict.CONTRADICTED
+    assert "No exemption shall extend" in judgement.reasoning
+
+
+def test_a_negation_after_the_verb_counts(evidence):
+    assert verdict(evidence, "Dock materials shall be environmentally benign and composed of no toxic chemicals.", DOCK) == Verdict.SUPPORTED
+    assert verdict(evidence, "Dock materials may be composed of toxic chemicals.", DOCK) == Verdict.CONTRADICTED
+
+
+def test_an_unrelated_claim_is_not_found(evidence):
+    judgement = RuleJudge().verify(claim("Commercial fishing licenses cost $400 per year in Oregon.", CFR, DOCK), evidence)
+    assert judgement.verdict == Verdict.NOT_FOUND
+    assert judgement.score < 0.3
+
+
+def test_a_partial_match_is_weak(evidence):
+    judgement = RuleJudge().verify(
+        claim("Dock materials shall be inspected annually by the county engineer.", DOCK), evidence
+    )
+    assert judgement.verdict in (Verdict.WEAK, Verdict.NOT_FOUND)
+    assert "missing" in judgement.reasoning
+
+
+def test_a_number_the_sources_never_mention_cannot_be_supported(evidence):
+    judgement = RuleJudge().verify(
+        claim("The dock shall not exceed 12 feet in width, under Ordinance 9999.", DOCK), evidence
+    )
+    assert judgement.verdict != Verdict.SUPPORTED
+
+
+def test_strict_mode_rejects_an_uncited_claim(evidence):
+    judgement = RuleJudge().verify(claim(REPORT.format(30)), evidence, mode="strict")
+    assert judgement.verdict == Verdict.NOT_FOUND
+    assert judgement.score == 0.0
+    assert "cites no source" in judgement.reasoning
+
+
+def test_strict_mode_only_reads_the_cited_chunks(evidence):
+    assert verdict(evidence, REPORT.format(30), DOCK) != Verdict.SUPPORTED
+    assert verdict(evidence, REPORT.format(30), DOCK, mode="helpful") == Verdict.SUPPORTED
+
+
+def test_helpful_mode_finds_evidence_for_an_uncited_claim_in_any_chunk(evidence):
+    assert verdict(evidence, REPORT.format(30), mode="helpful") == Verdict.SUPPORTED
+
+
+def test_helpful_mode_accepts_an_uncited_claim_without_substantive_words(evidence):
+    judgement = RuleJudge().verify(claim("That is all."), evidence, mode="helpful")
+    assert judgement.verdict == Verdict.SUPPORTED
+    assert "minor claim" in judgement.reasoning
+
+
+def test_citing_a_chunk_that_is_not_in_the_evidence_is_not_found(evidence):
+    assert verdict(evidence, REPORT.format(30), "ffffffffffff") == Verdict.NOT_FOUND
+
+
+def test_an_unknown_mode_is_an_error(evidence):
+    with pytest.raises(ValueError):
+        RuleJudge().verify(claim(REPORT.format(30), CFR), evidence, mode="lenient")
+
+
+def test_the_snippet_is_verbatim_and_short(evidence):
+    long_chunk = EvidenceChunk(CFR, "Preamble words here. " + "The Bureau shall publish notice " * 40 + "within 30 days.")
+    judgement = RuleJudge().verify(claim("The Bureau shall publish notice within 30 days.", CFR), [long_chunk])
+    assert len(judgement.snippet) <= 410
+    assert judgement.snippet.strip("…") in long_chunk.text
+
+
+def test_the_splitter_keeps_legal_abbreviations_and_section_numbers_together():
+    text = "See 15 U.S.C. § 1692g(a) for the notice. The Bureau (a) may act. Sec. 4 applies."
+    sentences = [text[s:e] for s, e in split_sentences(text)]
+    assert sentences == ["See 15 U.S.C. § 1692g(a) for the notice.", "The Bureau (a) may act.", "Sec. 4 applies."]
+
+
+def test_verification_takes_a_few_milliseconds_per_claim(evidence):
+    words = " ".join(c.text for c in evidence).split()
+    chunks = [EvidenceChunk(f"{i:012x}", " ".join(words[i * 300 : (i + 1) * 300])) for i in range(12)]
+    chunks = [c for c in chunks if c.text]
+    for c in chunks:
+        prepare_chunk(c.text)
+    ids = tuple(c.chunk_id for c in chunks)
+    judge = RuleJudge()
+    claims = [claim(REPORT.format(n), *ids) for n in (10, 20, 30, 60)] + [
+        claim("The dock shall not exceed 12 feet in width.", *ids),
+        claim("The Bureau shall notify the appropriate state official of the facts.", *ids),
+    ]
+    times = []
+    for _ in range(5):
+        for c in claims:
+            start = time.perf_counter()
+            judge.verify(c, chunks)
+            times.append((time.perf_counter() - start) * 1000)
+    assert statistics.median(times) < 5.0

@@ -1,0 +1,228 @@
+"""Offline evaluation of the Judge on labelled claim/source pairs (``manage.py evaluate verification``).
+
+Input: JSON Lines, one ``{"id", "source", "claim", "label", "dataset"?}`` object per line,
+``label`` in supported | not_supported | contradicted (see ``shared/bench/README.md``).
+The source is cut into chunks the way ingestion cuts documents, every chunk is passed as
+evidence and cited by the claim (so strict mode applies), and the Judge's verdict is mapped
+to the three gold classes: supported → supported, contradicted → contradicted, weak and
+not_found → not_supported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from ciq.text import STOPWORDS
+from verification.judge import EvidenceChunk, RuleJudge, prepare_chunk
+from verification.models import Verdict
+from verification.skeptic import ClaimDraft, claim_type, substantive_words
+
+CLASSES = ("supported", "not_supported", "contradicted")
+_PREDICTED = {
+    Verdict.SUPPORTED.value: "supported",
+    Verdict.WEAK.value: "not_supported",
+    Verdict.NOT_FOUND.value: "not_supported",
+    Verdict.CONTRADICTED.value: "contradicted",
+}
+FALLBACK_WINDOW_WORDS = 250
+_PRONOUNS = frozenset("both they he she it its their neither either these those this each".split())
+QA_RE = re.compile(r"^\s*Question:\s*(?P<q>.*?)\s*\n\s*Answer:\s*(?P<a>.*)$", re.DOTALL)
+
+
+def _source_chunks(source: str) -> list[EvidenceChunk]:
+    """Chunks of one source: ``retrieval.chunking.chunk_text`` when available, else
+    ~250-word windows. Chunk ids are stable 12-hex digests of the chunk text."""
+    try:
+        from retrieval.chunking import chunk_text
+    except ImportError:  # the ingestion pipeline is optional for this offline tool
+        chunk_text = None
+    pieces: list[str] = []
+    if chunk_text is not None:
+        pieces = [source[c.char_start : c.char_end] for c in chunk_text(source)]
+    if not pieces:
+        words = list(re.finditer(r"\S+", source))
+        for i in range(0, len(words), FALLBACK_WINDOW_WORDS):
+            group = words[i : i + FALLBACK_WINDOW_WORDS]
+            pieces.append(source[group[0].start() : group[-1].end()])
+    return [
+        EvidenceChunk(hashlib.sha256(f"{i}:{p}".encode()).hexdigest()[:12], p)
+        for i, p in enumerate(pieces)
+        if p.strip()
+    ]
+
+
+def claim_from_item(item: dict) -> str:
+    """The sentence the Judge checks for one benchmark item.
+
+    A HaluEval-style ``"Question: …\\nAnswer: …"`` claim is judged by its answer alone: the
+    answer is what may be hallucinated, and the question's words would match the source
+    whether or not the answer is right. A bare "yes" answer asserts the question itself
+    ("Are X and Y both plants?" → "Are X and Y both plants"); a bare "no" denies it (the
+    same sentence with "not" after its first word, so the Judge's negation check applies).
+    Any other claim is used as written.
+    """
+    claim = item["claim"]
+    m = QA_RE.match(claim)
+    if not m:
+        return claim.strip()
+    question, answer = m.group("q").strip().rstrip("?").strip(), m.group("a").strip()
+    polar = answer.lower().strip(" .!")
+    if polar in ("yes", "no") and question:
+        if polar == "yes":
+            return question
+        first, _, rest = question.partition(" ")
+        return f"{first} not {rest}"
+    # "Both are American authors": the pronoun's referents are named in the question.
+    first_word = answer.split(maxsplit=1)[0].lower().strip("\"'") if answer else ""
+    if first_word in _PRONOUNS:
+        names = " ".join(w for w in re.findall(r"\b[A-Z][\w'’.-]*", question) if w.lower() not in STOPWORDS)
+        if names:
+            return f"{names}: {answer}"
+    return answer
+
+
+def binary_and_class_metrics(gold: Sequence[str], predicted: Sequence[str]) -> dict:
+    """Balanced accuracy, per-class precision/recall/F1, macro-F1 and the confusion matrix.
+
+    Balanced accuracy treats "supported" as the positive class and everything else as
+    negative: ``(TPR + TNR) / 2`` (0.5 by convention for a missing class). For each class
+    c: precision = TP / (TP + FP), recall = TP / (TP + FN), F1 = 2PR / (P + R), each 0.0
+    when undefined. Macro-F1 is the mean F1 over the three classes. ``confusion[g][p]``
+    counts gold class g predicted as p.
+    """
+    confusion = {g: {p: 0 for p in CLASSES} for g in CLASSES}
+    for g, p in zip(gold, predicted):
+        confusion[g][p] += 1
+    pos = [g == "supported" for g in gold]
+    hit = [p == "supported" for p in predicted]
+    tp = sum(a and b for a, b in zip(pos, hit))
+    tn = sum(not a and not b for a, b in zip(pos, hit))
+    n_pos, n_neg = sum(pos), len(pos) - sum(pos)
+    tpr = tp / n_pos if n_pos else 0.5
+    tnr = tn / n_neg if n_neg else 0.5
+    per_class = {}
+    for c in CLASSES:
+        tp_c = confusion[c][c]
+        fp_c = sum(confusion[g][c] for g in CLASSES if g != c)
+        fn_c = sum(confusion[c][p] for p in CLASSES if p != c)
+        precision = tp_c / (tp_c + fp_c) if tp_c + fp_c else 0.0
+        recall = tp_c / (tp_c + fn_c) if tp_c + fn_c else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per_class[c] = {"precision": precision, "recall": recall, "f1": f1, "support": tp_c + fn_c}
+    present = [c for c in CLASSES if per_class[c]["support"] or any(confusion[g][c] for g in CLASSES)]
+    return {
+        "n": len(gold),
+        "balanced_accuracy": (tpr + tnr) / 2,
+        "accuracy": sum(g == p for g, p in zip(gold, predicted)) / len(gold) if gold else 0.0,
+        "per_class": per_class,
+        "macro_f1": sum(per_class[c]["f1"] for c in CLASSES) / len(CLASSES),
+        "macro_f1_present": (sum(per_class[c]["f1"] for c in present) / len(present)) if present else 0.0,
+        "confusion": confusion,
+    }
+
+
+def _timing(ms: Sequence[float]) -> dict:
+    if not ms:
+        return {"median_ms": 0.0, "p95_ms": 0.0}
+    arr = np.asarray(ms)
+    return {"median_ms": float(np.median(arr)), "p95_ms": float(np.percentile(arr, 95))}
+
+
+def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
+    """Run the rule Judge over a JSONL file and report accuracy and speed.
+
+    Returns ``{"mode", "path", "overall": metrics, "datasets": {name: metrics}, "errors":
+    [...]}``; each metrics dict is :func:`binary_and_class_metrics` plus ``median_ms`` and
+    ``p95_ms``: per-claim time of ``RuleJudge.verify()`` alone, in milliseconds. Evidence
+    chunks of a source are prepared (split and indexed) before timing, as ingestion would
+    do once per document; items without a ``dataset`` go under "all". Raises ``ValueError``
+    on a line that is not valid JSON or lacks ``source``/``claim``/``label``, or has an
+    unknown label.
+    """
+    judge = RuleJudge()
+    gold_by: dict[str, list[str]] = defaultdict(list)
+    pred_by: dict[str, list[str]] = defaultdict(list)
+    ms_by: dict[str, list[float]] = defaultdict(list)
+    rows: list[dict] = []
+    chunk_cache: dict[str, list[EvidenceChunk]] = {}
+    with Path(path).open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                source, label = item["source"], item["label"]
+                item["claim"]
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}:{lineno}: not a {{source, claim, label}} object ({exc})") from exc
+            if label not in CLASSES:
+                raise ValueError(f"{path}:{lineno}: unknown label {label!r}")
+            chunks = chunk_cache.get(source)
+            if chunks is None:
+                chunks = chunk_cache[source] = _source_chunks(source)
+                for c in chunks:
+                    prepare_chunk(c.text)
+            text = claim_from_item(item)
+            claim = ClaimDraft(
+                text=text,
+                type=claim_type(text),
+                span=(0, len(text)),
+                cited_chunk_ids=tuple(c.chunk_id for c in chunks),
+                substantive_words=substantive_words(text),
+            )
+            t0 = time.perf_counter()
+            judgement = judge.verify(claim, chunks, mode=mode)
+            elapsed = (time.perf_counter() - t0) * 1000.0
+            predicted = _PREDICTED[judgement.verdict]
+            dataset = item.get("dataset") or "all"
+            gold_by[dataset].append(label)
+            pred_by[dataset].append(predicted)
+            ms_by[dataset].append(elapsed)
+            rows.append({"id": item.get("id", str(lineno)), "dataset": dataset, "label": label,
+                         "predicted": predicted, "verdict": judgement.verdict,
+                         "score": judgement.score, "reasoning": judgement.reasoning})
+    datasets = {}
+    for name in sorted(gold_by):
+        datasets[name] = binary_and_class_metrics(gold_by[name], pred_by[name]) | _timing(ms_by[name])
+    all_gold = [g for name in sorted(gold_by) for g in gold_by[name]]
+    all_pred = [p for name in sorted(gold_by) for p in pred_by[name]]
+    all_ms = [m for name in sorted(gold_by) for m in ms_by[name]]
+    overall = binary_and_class_metrics(all_gold, all_pred) | _timing(all_ms)
+    return {"mode": mode, "path": str(path), "overall": overall, "datasets": datasets,
+            "items": rows}
+
+
+def render_verification_report(report: dict, console: Console) -> None:
+    """Print ``report`` (from :func:`evaluate_verification`) as rich tables."""
+    summary = Table(title=f"Judge evaluation ({report['mode']} mode) — {report['path']}")
+    for col in ("dataset", "n", "balanced acc.", "macro-F1", "F1 supported", "F1 not supp.",
+                "F1 contradicted", "median ms", "p95 ms"):
+        summary.add_column(col, justify="left" if col == "dataset" else "right")
+    sections = list(report["datasets"].items()) + [("overall", report["overall"])]
+    for name, m in sections:
+        pc = m["per_class"]
+        summary.add_row(name, str(m["n"]), f"{m['balanced_accuracy']:.3f}", f"{m['macro_f1']:.3f}",
+                        f"{pc['supported']['f1']:.3f}", f"{pc['not_supported']['f1']:.3f}",
+                        f"{pc['contradicted']['f1']:.3f}", f"{m['median_ms']:.2f}", f"{m['p95_ms']:.2f}")
+    console.print(summary)
+    for name, m in sections:
+        table = Table(title=f"{name}: gold (rows) × predicted (columns)")
+        table.add_column("gold")
+        for c in CLASSES:
+            table.add_column(c, justify="right")
+        table.add_column("P / R", justify="right")
+        for g in CLASSES:
+            pc = m["per_class"][g]
+            table.add_row(g, *(str(m["confusion"][g][p]) for p in CLASSES),
+                          f"{pc['precision']:.2f} / {pc['recall']:.2f}")
+        console.print(table)

@@ -1,0 +1,74 @@
+"""Small legal-language lexicon shared by the rule-based Skeptic and Judge.
+
+General legal vocabulary only (modal verbs, negation, exceptions, scope words and a short
+thesaurus of verbs and nouns that contracts and regulations use interchangeably); nothing
+here is keyed to a benchmark's wording.
+"""
+
+from __future__ import annotations
+
+from ciq.text import stem
+
+NUMBER_WORDS: dict[str, int] = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+}
+
+# Deontic modality: obligation vs permission (DESIGN.md §1: "modality agreement").
+OBLIGATION = frozenset("shall must will required requires require obligated obliged agrees agree undertakes".split())
+PERMISSION = frozenset("may can permitted allowed entitled authorized authorised free".split())
+NEGATION = frozenset("not no never neither nor cannot non without nothing none".split())
+PROHIBITION = frozenset("prohibited forbidden barred precluded refrain restricted prohibit prohibits forbid".split())
+EXCEPTION = ("except", "other than", "unless", "save", "excluding", "excepting", "provided that",
+             "provided, however", "notwithstanding", "apart from", "but may")
+RESTRICTIVE = frozenset("only solely exclusively".split())
+BROADENING = ("including", "include", "includes", "such as", "without limitation", "whether",
+              "any and all", "all information", "any information", "limited to")
+HEDGES = frozenset("some certain particular specified circumstances".split())
+# Vague words that carry little of a claim's meaning; they weigh less when matching.
+LIGHT_WORDS = frozenset(
+    """even stated state case cases circumstance circumstances expressly conveyed similar
+    create certain otherwise respect including include includes included fact matter
+    thereof hereof herein hereunder way manner kind type particular specific specified
+    relevant applicable appropriate reasonable general generally""".split()
+)
+
+# Words contracts and regulations use interchangeably. Each group maps onto its first stem.
+_SYNONYM_GROUPS = [
+    "disclose share divulge reveal communicate furnish disseminate transmit disclosure",
+    "copy copies reproduce reproduction duplicate replicate",
+    "destroy destruction erase delete purge shred",
+    "retain retention keep maintain preserve archive",
+    "employee employees staff personnel",
+    "oral orally verbal verbally spoken",
+    "notify notice notification inform",
+    "terminate termination expiration expire expiry",
+    "solicit solicitation recruit hire induce entice",
+    "acquire obtain",
+    "identify identified mark marked designate designated label labeled labelled",
+    "law laws statute statutory legal",
+    "judicial court subpoena tribunal",
+    "regulation regulatory rule",
+    "negotiate negotiation negotiations discussion discussions",
+    "agreement contract",
+    "information material materials data",
+    "technical technological",
+    "reverse decompile disassemble",
+    "survive survival continue",
+    "prohibit forbid",
+    "permit license licence",
+]
+
+SYNONYMS: dict[str, str] = {}
+for _group in _SYNONYM_GROUPS:
+    _stems = [stem(w) for w in _group.split()]
+    for _s in _stems:
+        SYNONYMS.setdefault(_s, _stems[0])
+
+
+def canonical(stemmed: str) -> str:
+    """The thesaurus representative of a Porter stem (the stem itself when it has none)."""
+    return SYNONYMS.get(stemmed, stemmed)

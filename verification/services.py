@@ -1,0 +1,109 @@
+"""Verification of a text's claims and the writing of the evidence ledger (DESIGN.md §1).
+
+``claim_verify`` is pure (Judge + scores); ``ledger_save`` writes a cycle's claims and
+ledger entries in one transaction, so a ledger is never half-written.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from verification.judge import EvidenceChunk, Judgement
+from verification.models import Claim, LedgerEntry
+from verification.scoring import (
+    claim_confidence,
+    confidence_level,
+    recommendations,
+    su_score,
+)
+from verification.skeptic import ClaimDraft
+
+
+@dataclass(frozen=True)
+class VerifiedClaim:
+    """A claim with the Judge's verdict and its scores (all in [0, 1]; ``ms`` in ms)."""
+
+    draft: ClaimDraft
+    judgement: Judgement
+    su_score: float
+    confidence: float
+    level: str
+    ms: float
+
+
+def claim_verify(
+    *, claim: ClaimDraft, evidence: Sequence[EvidenceChunk], mode: str, judge
+) -> VerifiedClaim:
+    """Judge one claim and score it: SUScore and claim confidence as DESIGN.md §1.
+
+    Supporting sources = distinct chunks the Judge lists as supporting.
+    """
+    started = time.perf_counter()
+    judgement = judge.verify(claim, evidence, mode=mode)
+    ms = (time.perf_counter() - started) * 1000
+    su = su_score(claim.substantive_words, judgement.word_scores)
+    confidence = claim_confidence(
+        judgement.score, su, len(set(judgement.supporting_chunk_ids))
+    )
+    return VerifiedClaim(claim, judgement, su, confidence, confidence_level(confidence), ms)
+
+
+def claims_summary(verified: Sequence[VerifiedClaim]) -> dict:
+    """Claim-level confidence of a text: mean confidence, its level, per-level counts,
+    the unsupported claims and recommendations."""
+    if not verified:
+        return {
+            "mean": 0.0, "level": confidence_level(0.0), "claims": 0, "unsupported": [],
+            "recommendations": ["No verifiable claims: the answer states no sourced facts."],
+        }
+    mean = statistics.fmean(v.confidence for v in verified)
+    return {
+        "mean": round(mean, 4),
+        "level": confidence_level(mean),
+        "claims": len(verified),
+        "levels": {lvl: sum(1 for v in verified if v.level == lvl)
+                   for lvl in ("high", "medium", "low", "very_low")},
+        "unsupported": [i for i, v in enumerate(verified, 1)
+                        if v.judgement.verdict != "supported"],
+        "recommendations": recommendations(
+            [v.judgement.verdict for v in verified], [v.level for v in verified]
+        ),
+    }
+
+
+@transaction.atomic
+def ledger_save(
+    *, turn, revision, verified: Sequence[VerifiedClaim], chunk_pks: dict[str, int]
+) -> list[LedgerEntry]:
+    """Write the claims and ledger entries of one revision cycle, all or nothing.
+
+    ``chunk_pks`` maps chunk ids of the turn's context to Chunk primary keys, so the
+    evidence chunk is linked without a query per claim.
+    """
+    claims = Claim.objects.bulk_create(
+        Claim(
+            turn=turn, revision=revision, index=i, text=v.draft.text, type=v.draft.type,
+            span_start=v.draft.span[0], span_end=v.draft.span[1],
+            cited_chunk_ids=list(v.draft.cited_chunk_ids),
+            substantive_words=[list(w) for w in v.draft.substantive_words],
+        )
+        for i, v in enumerate(verified, 1)
+    )
+    return LedgerEntry.objects.bulk_create(
+        LedgerEntry(
+            claim=claim, verdict=v.judgement.verdict, score=round(v.judgement.score, 4),
+            confidence=round(v.confidence, 4), level=v.level,
+            evidence_id=chunk_pks.get(v.judgement.evidence_chunk_id),
+            evidence_chunk_id=v.judgement.evidence_chunk_id, snippet=v.judgement.snippet,
+            reasoning=v.judgement.reasoning,
+            supporting_chunk_ids=list(v.judgement.supporting_chunk_ids),
+            contradicting_chunk_ids=list(v.judgement.contradicting_chunk_ids),
+            verification_ms=round(v.ms, 3),
+        )
+        for claim, v in zip(claims, verified)
+    )
