@@ -11,7 +11,7 @@ CORPUS ?= $(SHARED)/corpora/ciq_legal_v1
 BENCH ?= $(SHARED)/bench
 DEMO_QUESTIONS := \
 	"What permits are needed to build or replace a dock in Rivergrove?|--jurisdiction US-OR-Rivergrove" \
-	"What must a debt collector disclose, and when are communications with a consumer prohibited?|--mode answer" \
+	"How does a state apply for an exemption from the Fair Debt Collection Practices Act?|--mode answer" \
 	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
 
 .PHONY: demo test setup system-deps migrate ingest-samples evaluate lock clean

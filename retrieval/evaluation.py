@@ -82,7 +82,7 @@ def is_span_hit(chunk: RetrievedChunk, item: dict) -> bool:
     return any(collapse(q) in text for q in quotes if q)
 
 
-def _group_keys(item: dict) -> Iterable[tuple[str, str]]:
+def group_keys(item: dict) -> Iterable[tuple[str, str]]:
     yield "overall", "all"
     yield "source", item.get("source", "all")
     yield "jurisdiction", ",".join(item.get("jurisdictions") or []) or "none"
@@ -116,10 +116,10 @@ def evaluate_retrieval(
         span_ranks = [i for i in doc_ranks if is_span_hit(result.chunks[i - 1], item)]
         record = {"doc_rank": doc_ranks[0] if doc_ranks else None,
                   "span_rank": span_ranks[0] if span_ranks else None, "ms": ms}
-        for key in _group_keys(item):
+        for key in group_keys(item):
             rows[key].append(record)
 
-    groups: dict[str, dict[str, dict]] = defaultdict(dict)
+    groups: dict[str, dict[str, dict]] = {kind: {} for kind, _ in group_keys({})}
     for (kind, name), records in sorted(rows.items()):
         row = {"n": len(records)}
         for k in ks:

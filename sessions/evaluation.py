@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ciq.metrics import latency_summary, mean
-from retrieval.evaluation import corpus_workspace, document_paths, load_jsonl
+from retrieval.evaluation import corpus_workspace, document_paths, group_keys, load_jsonl
 from sessions.services import session_ask
 from sessions.writer import CITE_RE
 
@@ -50,10 +50,10 @@ def evaluate_answers(
             "first_delta": m.get("time_to_first_token_ms") or 0.0,
             "total": m.get("total_ms", 0.0),
         }
-        rows[("overall", "all")].append(record)
-        rows[("source", item.get("source", "all"))].append(record)
+        for key in group_keys(item):
+            rows[key].append(record)
 
-    groups: dict[str, dict[str, dict]] = defaultdict(dict)
+    groups: dict[str, dict[str, dict]] = {kind: {} for kind, _ in group_keys({})}
     for (kind, name), records in sorted(rows.items()):
         groups[kind][name] = {
             "n": len(records),

@@ -55,14 +55,15 @@ def render_turn(data: dict, console: Console) -> None:
     table = Table(title="Evidence ledger", show_lines=False, expand=True)
     for column, kwargs in (("#", {"justify": "right"}), ("Claim", {"ratio": 5}),
                            ("Type", {}), ("Verdict", {}), ("Score", {"justify": "right"}),
-                           ("Conf.", {"justify": "right"}), ("Source", {"ratio": 2})):
+                           ("Conf.", {"justify": "right"}), ("Source", {})):
         table.add_column(column, **kwargs)
     for row in data["ledger"]:
         source = sources.get(row["evidence_chunk_id"], {})
         where = ""
         if row["evidence_chunk_id"]:
             number = numbers.get(row["evidence_chunk_id"])
-            where = (f"[{number}] " if number else "") + source_line(source) if source else row["evidence_chunk_id"]
+            pages = source_line(source).rpartition("), ")[2] if source.get("page_start") else ""
+            where = f"[{number}] {pages}".strip() if number else row["evidence_chunk_id"]
         table.add_row(
             str(row["index"]), Text(row["claim"][:220]), row["type"],
             Text(row["verdict"], style=VERDICT_STYLE.get(row["verdict"], "")),

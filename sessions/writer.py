@@ -88,8 +88,11 @@ def strip_citations(text: str) -> str:
 
 
 _MARKUP_RE = re.compile(r"\{\{signature\}\}|\*\*|__|`|^\s*(?:#+|>|[-*+•])\s*", re.M)
-# List enumerators at the start of a sentence: "1.", "c.", "2)", "(b)", "(iv)".
-_ENUMERATOR_RE = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\))\s+")
+# List enumerators and section labels at the start of a sentence: "1.", "c.", "2)", "(b)",
+# "(iv)", "Section 3.", "Sec. 4.2" (the label is not part of the quoted statement).
+_ENUMERATOR_RE = re.compile(
+    r"^(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\)|(?:Section|SECTION|Sec\.)\s+[\w.-]+\.)\s+"
+)
 _FILLED_RE = re.compile(r"\{\{filled:([^}]*)\}\}")
 
 

@@ -48,6 +48,8 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str))
         else:
-            render_turn(data, Console(file=self.stdout, soft_wrap=False))
+            # Piped output (make demo > log) gets a readable width instead of rich's 80 columns.
+            width = None if self.stdout.isatty() else 120
+            render_turn(data, Console(file=self.stdout, width=width))
         if turn.status == "error":
             raise CommandError(f"The run failed: {turn.error}")

@@ -42,7 +42,7 @@ class Command(BaseCommand):
         corpus = options.get("corpus")
         if corpus is not None and not corpus.is_dir():
             raise CommandError(f"--corpus {corpus}: no such folder.")
-        console = Console(file=self.stdout, width=max(160, Console().width))
+        console = Console(file=self.stdout, width=None if self.stdout.isatty() else 160)
         try:
             report, title = self._run(options, data, corpus)
         except ValueError as exc:
