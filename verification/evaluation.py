@@ -1,4 +1,4 @@
-"""Offline evaluation of the Judge on labelled claim/source pairs (``manage.py evaluate verification``).
+"""Offline evaluation of the Judge on labelled claims (``manage.py evaluate verification``).
 
 Input: JSON Lines, one ``{"id", "source", "claim", "label", "dataset"?}`` object per line,
 ``label`` in supported | not_supported | contradicted (see ``shared/bench/README.md``).
@@ -85,7 +85,8 @@ def claim_from_item(item: dict) -> str:
     # "Both are American authors": the pronoun's referents are named in the question.
     first_word = answer.split(maxsplit=1)[0].lower().strip("\"'") if answer else ""
     if first_word in _PRONOUNS:
-        names = " ".join(w for w in re.findall(r"\b[A-Z][\w'’.-]*", question) if w.lower() not in STOPWORDS)
+        capitalised = re.findall(r"\b[A-Z][\w'’.-]*", question)
+        names = " ".join(w for w in capitalised if w.lower() not in STOPWORDS)
         if names:
             return f"{names}: {answer}"
     return answer
@@ -97,8 +98,9 @@ def binary_and_class_metrics(gold: Sequence[str], predicted: Sequence[str]) -> d
     Balanced accuracy treats "supported" as the positive class and everything else as
     negative: ``(TPR + TNR) / 2`` (0.5 by convention for a missing class). For each class
     c: precision = TP / (TP + FP), recall = TP / (TP + FN), F1 = 2PR / (P + R), each 0.0
-    when undefined. Macro-F1 is the mean F1 over the three classes. ``confusion[g][p]``
-    counts gold class g predicted as p.
+    when undefined. Macro-F1 is the mean F1 over the three classes; ``macro_f1_gold_classes``
+    averages only the classes that occur in the gold labels (HaluEval has no contradicted
+    items). ``confusion[g][p]`` counts gold class g predicted as p.
     """
     confusion = {g: {p: 0 for p in CLASSES} for g in CLASSES}
     for g, p in zip(gold, predicted):
@@ -119,14 +121,16 @@ def binary_and_class_metrics(gold: Sequence[str], predicted: Sequence[str]) -> d
         recall = tp_c / (tp_c + fn_c) if tp_c + fn_c else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         per_class[c] = {"precision": precision, "recall": recall, "f1": f1, "support": tp_c + fn_c}
-    present = [c for c in CLASSES if per_class[c]["support"] or any(confusion[g][c] for g in CLASSES)]
+    present = [c for c in CLASSES if per_class[c]["support"]]
     return {
         "n": len(gold),
         "balanced_accuracy": (tpr + tnr) / 2,
         "accuracy": sum(g == p for g, p in zip(gold, predicted)) / len(gold) if gold else 0.0,
         "per_class": per_class,
         "macro_f1": sum(per_class[c]["f1"] for c in CLASSES) / len(CLASSES),
-        "macro_f1_present": (sum(per_class[c]["f1"] for c in present) / len(present)) if present else 0.0,
+        "macro_f1_gold_classes": (
+            sum(per_class[c]["f1"] for c in present) / len(present) if present else 0.0
+        ),
         "confusion": confusion,
     }
 
@@ -141,8 +145,9 @@ def _timing(ms: Sequence[float]) -> dict:
 def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
     """Run the rule Judge over a JSONL file and report accuracy and speed.
 
-    Returns ``{"mode", "path", "overall": metrics, "datasets": {name: metrics}, "errors":
-    [...]}``; each metrics dict is :func:`binary_and_class_metrics` plus ``median_ms`` and
+    Returns ``{"mode", "path", "overall": metrics, "datasets": {name: metrics}, "items":
+    [{"id", "dataset", "label", "predicted", "verdict", "score", "reasoning"}, ...]}``;
+    each metrics dict is :func:`binary_and_class_metrics` plus ``median_ms`` and
     ``p95_ms``: per-claim time of ``RuleJudge.verify()`` alone, in milliseconds. Evidence
     chunks of a source are prepared (split and indexed) before timing, as ingestion would
     do once per document; items without a ``dataset`` go under "all". Raises ``ValueError``
@@ -161,10 +166,11 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
                 continue
             try:
                 item = json.loads(line)
-                source, label = item["source"], item["label"]
-                item["claim"]
+                source, label, _ = item["source"], item["label"], item["claim"]
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{lineno}: not a {{source, claim, label}} object ({exc})") from exc
+                raise ValueError(
+                    f"{path}:{lineno}: not a {{source, claim, label}} object ({exc})"
+                ) from exc
             if label not in CLASSES:
                 raise ValueError(f"{path}:{lineno}: unknown label {label!r}")
             chunks = chunk_cache.get(source)
@@ -193,7 +199,8 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
                          "score": judgement.score, "reasoning": judgement.reasoning})
     datasets = {}
     for name in sorted(gold_by):
-        datasets[name] = binary_and_class_metrics(gold_by[name], pred_by[name]) | _timing(ms_by[name])
+        metrics = binary_and_class_metrics(gold_by[name], pred_by[name])
+        datasets[name] = metrics | _timing(ms_by[name])
     all_gold = [g for name in sorted(gold_by) for g in gold_by[name]]
     all_pred = [p for name in sorted(gold_by) for p in pred_by[name]]
     all_ms = [m for name in sorted(gold_by) for m in ms_by[name]]
@@ -211,9 +218,11 @@ def render_verification_report(report: dict, console: Console) -> None:
     sections = list(report["datasets"].items()) + [("overall", report["overall"])]
     for name, m in sections:
         pc = m["per_class"]
-        summary.add_row(name, str(m["n"]), f"{m['balanced_accuracy']:.3f}", f"{m['macro_f1']:.3f}",
-                        f"{pc['supported']['f1']:.3f}", f"{pc['not_supported']['f1']:.3f}",
-                        f"{pc['contradicted']['f1']:.3f}", f"{m['median_ms']:.2f}", f"{m['p95_ms']:.2f}")
+        summary.add_row(
+            name, str(m["n"]), f"{m['balanced_accuracy']:.3f}", f"{m['macro_f1']:.3f}",
+            f"{pc['supported']['f1']:.3f}", f"{pc['not_supported']['f1']:.3f}",
+            f"{pc['contradicted']['f1']:.3f}", f"{m['median_ms']:.2f}", f"{m['p95_ms']:.2f}",
+        )
     console.print(summary)
     for name, m in sections:
         table = Table(title=f"{name}: gold (rows) × predicted (columns)")

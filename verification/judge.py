@@ -1,13 +1,15 @@
 """Deterministic Judge: verify one claim against evidence chunks (DESIGN.md §1).
 
-The embedded default compares the claim with every sentence (and window of up to three
-adjacent sentences) of the evidence: agreement of content words (Porter stems mapped through
-a small legal thesaurus, weighted by an IDF computed over the evidence sentences), numbers
-with their units, negation, deontic modality (shall/must vs may vs shall not) and scope
+The embedded default compares the claim with every sentence (and pair of adjacent
+sentences) of the evidence: agreement of content words (Porter stems mapped through a small
+legal thesaurus, weighted by an IDF computed over the evidence sentences), numbers with
+their units, negation, deontic modality (shall/must vs may vs shall not) and scope
 ("only"/"solely" vs "including"). A claim is *contradicted* only when an evidence window
 clearly about the same thing (high content overlap) clashes on a number, a modality, a
 negation or a scope; otherwise high overlap is *supported*, partial overlap *weak*, and
-little overlap *not_found*.
+little overlap *not_found*. High overlap is still only *weak* when a name or number of the
+claim appears nowhere in the evidence, or when the window lacks the claim's predicate
+("X hosted Y" against "X starred in Y").
 
 Evidence preparation (sentence splitting, terms, quantities) is cached per chunk text, as it
 would be at ingestion; a verify() call then costs well under a millisecond to a few ms.
@@ -69,10 +71,12 @@ _UNIT = {
 _NUMWORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 QUANTITY_RE = re.compile(
     r"(?P<usd>\$\s?)?"
-    rf"(?P<num>\d[\d,]*(?:\.\d+)?|\b(?:{_NUMWORD})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?\b)"
+    r"(?P<num>\d[\d,]*(?:\.\d+)?"
+    rf"|\b(?:{_NUMWORD})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?\b)"
     r"(?:\s*\(\s*\d[\d,]*\s*\))?"
     r"(?:\s*(?P<mult>million|billion|thousand)\b)?"
-    r"(?:\s*(?:calendar|business|working|consecutive)?\s*(?P<unit>%|percent\b|per cent\b|days?\b|weeks?\b|months?\b|years?\b|hours?\b|minutes?\b))?",
+    r"(?:\s*(?:calendar|business|working|consecutive)?\s*"
+    r"(?P<unit>%|percent\b|per cent\b|days?\b|weeks?\b|months?\b|years?\b|hours?\b|minutes?\b))?",
     re.IGNORECASE,
 )
 _MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
@@ -285,7 +289,8 @@ class _ClaimInfo:
         return tuple(t for g in self.groups for t in g)
 
 
-_MODAL_WORDS = OBLIGATION | PERMISSION | NEGATION | PROHIBITION | {"be", "been", "is", "are", "only", "solely", "exclusively", "also", "not"}
+_DEONTIC = OBLIGATION | PERMISSION | NEGATION | PROHIBITION
+_MODAL_WORDS = _DEONTIC | RESTRICTIVE | {"be", "been", "is", "are", "also"}
 
 
 def _stance(tokens: Sequence[str], exception_after: bool) -> str:
@@ -314,6 +319,7 @@ _EXCEPTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in EXCEPTION) 
 
 @lru_cache(maxsize=8192)
 def _claim_info(text: str, words: tuple[tuple[str, float], ...]) -> _ClaimInfo:
+    """Slots, weights, stance and anchor of one claim sentence (cached on its text)."""
     matches = list(TOKEN_RE.finditer(text))
     raw = [m.group() for m in matches]
     toks = [t.lower() for t in raw]
@@ -332,15 +338,17 @@ def _claim_info(text: str, words: tuple[tuple[str, float], ...]) -> _ClaimInfo:
     labels: list[str] = []
     prior: list[float] = []
     first_pos: list[int] = []
-    modal_at = next((i for i, t in enumerate(toks) if t in OBLIGATION | PERMISSION | NEGATION | PROHIBITION), None)
+    modal_at = next((i for i, t in enumerate(toks) if t in _DEONTIC), None)
     prev_content = None
     for i, term in enumerate(terms):
         if not term:
             continue
         between = toks[prev_content + 1 : i] if prev_content is not None else None
-        joined = between is not None and between in (["or"], ["and", "or"]) or (
-            between == [] and prev_content is not None and "," in text[matches[prev_content].end() : matches[i].start()]
-            and re.search(r"\bor\b", text[matches[i].end() : matches[i].end() + 40] or "") is not None
+        joined = between in (["or"], ["and", "or"]) or (
+            # "A, B or C": a comma now, an "or" to come.
+            between == []
+            and "," in text[matches[prev_content].end() : matches[i].start()]
+            and re.search(r"\bor\b", text[matches[i].end() : matches[i].end() + 40]) is not None
         )
         if term in slot_of:
             prev_content = i
@@ -458,7 +466,9 @@ class RuleJudge:
     ``verify`` is pure and deterministic; chunk preparation is cached per text.
     """
 
-    def verify(self, claim: ClaimDraft, evidence: Sequence[EvidenceChunk], *, mode: str = STRICT) -> Judgement:
+    def verify(
+        self, claim: ClaimDraft, evidence: Sequence[EvidenceChunk], *, mode: str = STRICT
+    ) -> Judgement:
         """Judge ``claim`` against ``evidence``.
 
         Strict mode (DESIGN.md §1): only chunks whose ``chunk_id`` the claim cites count,
@@ -471,11 +481,12 @@ class RuleJudge:
         n_words = len(claim.substantive_words)
         if not claim.cited_chunk_ids:
             if mode == STRICT:
-                return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
-                                  reasoning="The claim cites no source, and strict mode rejects uncited claims.")
+                return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words, reasoning=(
+                    "The claim cites no source, and strict mode rejects uncited claims."))
             if not claim.substantive_words:
-                return _judgement(Verdict.SUPPORTED, 1.0, n_words=n_words,
-                                  reasoning="A minor claim with no substantive words; helpful mode accepts it without a citation.")
+                return _judgement(Verdict.SUPPORTED, 1.0, n_words=n_words, reasoning=(
+                    "A minor claim with no substantive words; helpful mode accepts it "
+                    "without a citation."))
         if mode == STRICT:
             cited = set(claim.cited_chunk_ids)
             chunks = [c for c in evidence if c.chunk_id in cited]
@@ -485,11 +496,15 @@ class RuleJudge:
             return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
                               reasoning="None of the cited sources is available as evidence.")
 
-        info = _claim_info(claim.text, claim.substantive_words)
+        # Tuples, also when the words come back from JSON as lists (the cache needs them hashable).
+        words = tuple((str(w), float(i)) for w, i in claim.substantive_words)
+        info = _claim_info(claim.text, words)
         if not info.groups:
-            return _judgement(Verdict.SUPPORTED, 1.0, chunk_id=chunks[0].chunk_id, n_words=n_words,
-                              reasoning="A minor claim with no content words; the citation is accepted.",
-                              supporting=(chunks[0].chunk_id,))
+            return _judgement(
+                Verdict.SUPPORTED, 1.0, chunk_id=chunks[0].chunk_id, n_words=n_words,
+                reasoning="A minor claim with no content words; the citation is accepted.",
+                supporting=(chunks[0].chunk_id,),
+            )
         prepared = [prepare_chunk(c.text) for c in chunks]
         return _decide(claim, info, chunks, prepared)
 
@@ -498,16 +513,20 @@ class RuleJudge:
 # Scoring and decision
 
 
-def _judgement(verdict: str, score: float, *, reasoning: str, n_words: int, chunk_id: str = "",
-               snippet: str = "", supporting: tuple[str, ...] = (), contradicting: tuple[str, ...] = (),
-               word_scores: tuple[float, ...] | None = None) -> Judgement:
+def _judgement(
+    verdict: str, score: float, *, reasoning: str, n_words: int, chunk_id: str = "",
+    snippet: str = "", supporting: tuple[str, ...] = (), contradicting: tuple[str, ...] = (),
+    word_scores: tuple[float, ...] | None = None,
+) -> Judgement:
     if word_scores is None:
         word_scores = tuple(1.0 if verdict == Verdict.SUPPORTED else 0.0 for _ in range(n_words))
     return Judgement(str(verdict), round(float(min(max(score, 0.0), 1.0)), 4), chunk_id, snippet,
                      reasoning, supporting, contradicting, word_scores)
 
 
-def _term_matrix(info: _ClaimInfo, prepared: Sequence[PreparedChunk]) -> tuple[np.ndarray, np.ndarray]:
+def _term_matrix(
+    info: _ClaimInfo, prepared: Sequence[PreparedChunk]
+) -> tuple[np.ndarray, np.ndarray]:
     """Match matrix claim slots x all evidence sentences (1 = matched, 0 = absent, partial
     credit for "A or B" slots), and the chunk index of each sentence."""
     blocks = []
@@ -541,7 +560,10 @@ def _prefix_row(chunk: PreparedChunk, term: str) -> np.ndarray | None:
     """Sentences with a word that extends a short name ("Pam" for "Pamela")."""
     if len(term) < 3 or term[0].isdigit():
         return None
-    rows = [arr for key, arr in chunk.index.items() if key.startswith(term) and len(key) <= len(term) + 4]
+    rows = [
+        arr for key, arr in chunk.index.items()
+        if key.startswith(term) and len(key) <= len(term) + 4
+    ]
     if not rows:
         return None
     return np.logical_or.reduce(rows)
@@ -557,7 +579,9 @@ def _weights(matrix: np.ndarray, info: _ClaimInfo) -> np.ndarray:
     return w * np.asarray(info.prior)
 
 
-def _window_coverage(matrix: np.ndarray, owners: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
+def _window_coverage(
+    matrix: np.ndarray, owners: np.ndarray, w: np.ndarray, size: int
+) -> np.ndarray:
     """Weighted coverage of each window of ``size`` sentences (-1 across chunk borders)."""
     n = matrix.shape[1]
     if n < size:
@@ -587,7 +611,8 @@ def _decide(claim: ClaimDraft, info: _ClaimInfo, chunks: Sequence[EvidenceChunk]
     matrix, owners = _term_matrix(info, prepared)
     n_words = len(claim.substantive_words)
     if matrix.shape[1] == 0:
-        return _judgement(Verdict.NOT_FOUND, 0.0, reasoning="The cited sources contain no text.", n_words=n_words)
+        return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
+                          reasoning="The cited sources contain no text.")
     w = _weights(matrix, info)
     starts = np.concatenate([[0], np.flatnonzero(np.diff(owners)) + 1])
     chunk_start = {int(owners[s]): int(s) for s in starts}
@@ -612,7 +637,9 @@ def _decide(claim: ClaimDraft, info: _ClaimInfo, chunks: Sequence[EvidenceChunk]
     # The clash gate ignores numbers (a changed number is the clash itself) and, for an
     # "only X" claim, the restricted scope X (evidence that defines the scope broadly may
     # never name X).
-    gate_mask = np.array([not num and k not in info.scope_slots for k, num in enumerate(info.numeric)])
+    gate_mask = np.array(
+        [not num and k not in info.scope_slots for k, num in enumerate(info.numeric)]
+    )
     w_gate = w * gate_mask if gate_mask.any() else w
     for cand in candidates[:10]:
         sents = prepared[cand.chunk].sentences[cand.first : cand.last + 1]
@@ -638,15 +665,17 @@ def _decide(claim: ClaimDraft, info: _ClaimInfo, chunks: Sequence[EvidenceChunk]
             # A name or number the sources never mention cannot be supported.
             names = ", ".join(_labels_for(info, ungrounded))
             return _verdict(Verdict.WEAK, 0.8 * supporting[0].coverage, supporting[0], claim, info,
-                            chunks, prepared, (), (), n_words, note=f"the sources never mention {names}")
+                            chunks, prepared, (), (), n_words,
+                            note=f"the sources never mention {names}")
         win = supporting[0]
-        if info.predicate and not _has_predicate(info, prepared[win.chunk].sentences[win.first : win.last + 1]):
+        window_sents = prepared[win.chunk].sentences[win.first : win.last + 1]
+        if info.predicate and not _has_predicate(info, window_sents):
             # The things match but not what is said of them ("X hosted Y" vs "X starred in Y").
-            verb = next((lb for lb, g in zip(info.labels, info.groups) if info.predicate in g), info.predicate)
+            verb = _labels_for(info, [info.predicate])[0]
             return _verdict(Verdict.WEAK, 0.8 * win.coverage, win, claim, info, chunks, prepared,
                             (), (), n_words, note=f"it does not say \"{verb}\"")
-        return _verdict(Verdict.SUPPORTED, supporting[0].coverage, supporting[0], claim, info, chunks,
-                        prepared, support_ids, (), n_words)
+        return _verdict(Verdict.SUPPORTED, win.coverage, win, claim, info, chunks, prepared,
+                        support_ids, (), n_words)
     if clashing:
         win = clashing[0]
         return _verdict(Verdict.CONTRADICTED, 0.3 * (1.0 - win.coverage) + 0.05, win, claim, info,
@@ -695,13 +724,16 @@ _STANCE_WORDS = {
 }
 
 
-def _evidence_stance(info: _ClaimInfo, sent: _Sentence, chunk_text: str) -> tuple[str, str] | None:
+def _evidence_stance(
+    info: _ClaimInfo, sent: _Sentence, chunk_text: str
+) -> tuple[str, str] | None:
     """Stance of the evidence sentence toward the claim's anchor, with the words it rests on.
 
     Looks at up to 12 tokens before the anchor in the same clause ("shall not … retain").
-    A prohibition followed by an exception that names the claim's other words ("shall not
-    disclose … except to its employees") restricts rather than prohibits. Capitalised
-    occurrences are defined terms ("Disclosing Party"), not the predicate.
+    A prohibition followed by an exception that names claim words the prohibition itself
+    does not ("shall not disclose … except to its employees") restricts rather than
+    prohibits, as does "only"/"solely" just after the verb. Capitalised occurrences are
+    defined terms ("Disclosing Party"), not the predicate.
     """
     if info.anchor is None:
         return None
@@ -721,12 +753,22 @@ def _evidence_stance(info: _ClaimInfo, sent: _Sentence, chunk_text: str) -> tupl
         exc = _EXCEPTION_RE.search(after.lower())
         exception_after = False
         if exc:
+            # The carve-out covers the claim when it names claim words the rule itself
+            # does not ("shall not disclose to anyone except its employees").
+            cut = sent.tokens[i][1] + exc.start()
+            head_terms = {t for t, (_, off) in zip(sent.terms, sent.tokens) if off < cut}
             tail_terms = {_term(t) for t, _ in _tokens(after[exc.start() :])}
-            exception_after = bool(tail_terms & other_terms)
+            exception_after = bool((tail_terms & other_terms) - head_terms)
+        # "shall disclose … only to its employees": a scope word just after the verb.
+        follow = [t for t, _ in sent.tokens[i + 1 : i + 10]]
+        scoped = bool(set(follow) & RESTRICTIVE)
         stance = _stance(window, exception_after)
         if stance == "restrict" and not exception_after and not set(window) & RESTRICTIVE:
             stance = "prohibit"
-        if stance == "assert" and info.stance in ("prohibit", "neg") and not set(window[-3:-1]) & _COPULAS:
+        if scoped and stance in ("oblige", "permit", "assert"):
+            stance = "restrict"
+        negated_claim = info.stance in ("prohibit", "neg")
+        if stance == "assert" and negated_claim and not set(window[-3:-1]) & _COPULAS:
             # Without a modal, negation or copula the word is likely attributive ("the
             # information disclosed", "the powers granted"): no stance to compare.
             return None
@@ -769,11 +811,12 @@ def _scope_clash(info: _ClaimInfo, sents: Sequence[_Sentence], chunk_text: str) 
         return ""
     text = " ".join(chunk_text[s.start : s.end] for s in sents)
     low = text.lower()
-    if re.search(r"\b(?:only|solely|exclusively)\b", low) or re.search(r"(?<!not )\blimited to\b", low):
+    if re.search(r"\b(?:only|solely|exclusively)\b|(?<!not )\blimited to\b", low):
         return ""
     broad = _BROAD_RE.search(text)
     if broad:
-        return f"the evidence defines the scope broadly (\"{broad.group()}\") where the claim says \"only\""
+        return (f"the evidence defines the scope broadly (\"{broad.group()}\") where the claim "
+                f"says \"only\"")
     return ""
 
 
@@ -828,6 +871,7 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
     missing = [label for label, hit in zip(info.labels, hits) if not hit]
     total = len(info.groups)
     share = f"{matched} of {total} key words (weighted coverage {win.coverage:.0%})"
+    gaps = ", ".join(missing[:6])
     if verdict == Verdict.CONTRADICTED:
         reasoning = f"Contradicted: {win.clash}."
     elif verdict == Verdict.SUPPORTED:
@@ -837,12 +881,14 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
     elif note:
         reasoning = f"Partial support: the evidence matches {share}, but {note}."
     elif verdict == Verdict.WEAK:
-        reasoning = f"Partial support: the best evidence matches {share}; missing: {', '.join(missing[:6])}."
+        reasoning = f"Partial support: the best evidence matches {share}; missing: {gaps}."
     else:
-        reasoning = f"Not found: the best evidence matches only {share}; missing: {', '.join(missing[:6])}."
-    return _judgement(verdict, score, reasoning=reasoning, n_words=n_words,
-                      chunk_id=chunks[win.chunk].chunk_id, snippet=snippet,
-                      supporting=support_ids, contradicting=clash_ids, word_scores=tuple(word_scores))
+        reasoning = f"Not found: the best evidence matches only {share}; missing: {gaps}."
+    return _judgement(
+        verdict, score, reasoning=reasoning, n_words=n_words, chunk_id=chunks[win.chunk].chunk_id,
+        snippet=snippet, supporting=support_ids, contradicting=clash_ids,
+        word_scores=tuple(word_scores),
+    )
 
 
 def _labels_for(info: _ClaimInfo, terms: Sequence[str]) -> list[str]:

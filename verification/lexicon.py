@@ -18,10 +18,14 @@ NUMBER_WORDS: dict[str, int] = {
 }
 
 # Deontic modality: obligation vs permission (DESIGN.md §1: "modality agreement").
-OBLIGATION = frozenset("shall must will required requires require obligated obliged agrees agree undertakes".split())
+OBLIGATION = frozenset(
+    "shall must will required requires require obligated obliged agrees agree undertakes".split()
+)
 PERMISSION = frozenset("may can permitted allowed entitled authorized authorised free".split())
 NEGATION = frozenset("not no never neither nor cannot non without nothing none".split())
-PROHIBITION = frozenset("prohibited forbidden barred precluded refrain restricted prohibit prohibits forbid".split())
+PROHIBITION = frozenset(
+    "prohibited forbidden barred precluded refrain restricted prohibit prohibits forbid".split()
+)
 EXCEPTION = ("except", "other than", "unless", "save", "excluding", "excepting", "provided that",
              "provided, however", "notwithstanding", "apart from", "but may")
 RESTRICTIVE = frozenset("only solely exclusively".split())

@@ -181,10 +181,11 @@ def substantive_words(text: str) -> tuple[tuple[str, float], ...]:
             continue
         if lower in STOPWORDS or len(word) < 2:
             continue
-        # A capitalised first word is a name when the next word is capitalised too ("Malcolm Smith").
+        # A capitalised first word is a name when the next word is too ("Malcolm Smith").
         nxt = WORD_RE.match(text, m.end() + 1) if initial else None
         name_start = bool(nxt and nxt.group()[0].isupper() and nxt.group().lower() not in STOPWORDS)
-        if (len(word) >= 2 and word.isupper()) or (word[0].isupper() and (not initial or name_start)):
+        acronym = len(word) >= 2 and word.isupper()
+        if acronym or (word[0].isupper() and (not initial or name_start)):
             add(word, PROPER_NOUN, m.start())
         elif verb_slot or _looks_like_verb(lower):
             add(word, VERB, m.start())
@@ -194,9 +195,15 @@ def substantive_words(text: str) -> tuple[tuple[str, float], ...]:
     return tuple((word, importance) for word, importance, _ in ordered)
 
 
+# A single newline inside a paragraph (soft wrap), not one before a list item or a heading.
+SOFT_WRAP_RE = re.compile(r"(?<=\S)[ \t]*\n(?![ \t]*(?:\n|[-*+•][ \t]|\d{1,3}[.)][ \t]|#|$))")
+
+
 def _mask_headings(text: str) -> str:
-    # Same length, so sentence offsets stay valid in the original text.
-    return HEADING_RE.sub(lambda m: " " * len(m.group()), text)
+    # Same length, so sentence offsets stay valid in the original text. pysbd ends a
+    # sentence at every newline, so soft-wrapped lines are joined with spaces first.
+    masked = HEADING_RE.sub(lambda m: " " * len(m.group()), text)
+    return SOFT_WRAP_RE.sub(lambda m: " " * len(m.group()), masked)
 
 
 class RuleSkeptic:
@@ -226,7 +233,9 @@ class RuleSkeptic:
                 segment = text[start:end]
             if not segment.strip():
                 continue
-            ids = [i.lower() for m in CITE_RE.finditer(segment) for i in CITE_ID_RE.findall(m.group())]
+            ids = [
+                i.lower() for m in CITE_RE.finditer(segment) for i in CITE_ID_RE.findall(m.group())
+            ]
             pieces.append([start, end, ids])
 
         claims: list[ClaimDraft] = []

@@ -18,14 +18,18 @@ SOURCE = (
     "after termination of this Agreement. The Receiving Party shall not disclose Confidential "
     "Information to any third party. This Agreement is governed by the laws of Oregon."
 )
+RETURN = (
+    "The Receiving Party shall return {} Confidential Information within {} days after termination."
+)
 ITEMS = [
     {"id": "1", "source": SOURCE, "label": "supported", "dataset": "legal",
-     "claim": "The Receiving Party shall return or destroy Confidential Information within 30 days after termination."},
+     "claim": RETURN.format("or destroy", 30)},
     {"id": "2", "source": SOURCE, "label": "contradicted", "dataset": "legal",
-     "claim": "The Receiving Party shall return Confidential Information within 90 days after termination."},
+     "claim": RETURN.format("all", 90)},
     {"id": "3", "source": SOURCE, "label": "not_supported", "dataset": "legal",
-     "claim": "The Receiving Party must pay a fee of $5,000 for each audit of its security program."},
-    {"id": "4", "source": "Gillette Stadium is home to the New England Patriots.", "label": "supported",
+     "claim": "The Receiving Party must pay a fee of $5,000 for each audit of its programs."},
+    {"id": "4", "label": "supported",
+     "source": "Gillette Stadium is home to the New England Patriots.",
      "claim": "Question: Where do the Patriots play?\nAnswer: Gillette Stadium"},
 ]
 
@@ -74,14 +78,27 @@ def test_balanced_accuracy_and_f1_follow_their_definitions():
     assert m["confusion"]["contradicted"]["supported"] == 1
 
 
+def qa(question: str, answer: str) -> str:
+    return claim_from_item({"claim": f"Question: {question}\nAnswer: {answer}"})
+
+
 def test_a_qa_claim_is_judged_by_its_answer():
-    assert claim_from_item({"claim": "Question: Who?\nAnswer: Carl Orff wrote it."}) == "Carl Orff wrote it."
-    assert claim_from_item({"claim": "Question: Are Calochone and Adlumia both plants?\nAnswer: yes"}) == (
-        "Are Calochone and Adlumia both plants"
-    )
-    assert claim_from_item({"claim": "Question: Alan Furst and Lee Child are what?\nAnswer: Both are authors."}) == (
+    assert qa("Who?", "Carl Orff wrote it.") == "Carl Orff wrote it."
+
+
+def test_a_yes_answer_asserts_the_question_and_a_no_answer_denies_it():
+    question = "Are Calochone and Adlumia both plants?"
+    assert qa(question, "yes") == "Are Calochone and Adlumia both plants"
+    assert qa(question, "No") == "Are not Calochone and Adlumia both plants"
+
+
+def test_a_pronoun_answer_borrows_the_names_of_the_question():
+    assert qa("Alan Furst and Lee Child are what?", "Both are authors.") == (
         "Alan Furst Lee Child: Both are authors."
     )
+
+
+def test_a_plain_claim_is_used_as_written():
     assert claim_from_item({"claim": "A plain claim. "}) == "A plain claim."
 
 

@@ -47,7 +47,10 @@ def test_su_score_needs_one_score_per_word():
 
 @pytest.mark.parametrize(
     ("conf", "level"),
-    [(0.85, "high"), (0.8499, "medium"), (0.70, "medium"), (0.6999, "low"), (0.50, "low"), (0.4999, "very_low")],
+    [
+        (0.85, "high"), (0.8499, "medium"), (0.70, "medium"),
+        (0.6999, "low"), (0.50, "low"), (0.4999, "very_low"),
+    ],
 )
 def test_confidence_levels_have_the_design_thresholds(conf, level):
     assert confidence_level(conf) == level

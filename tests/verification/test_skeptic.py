@@ -9,7 +9,9 @@ A, B, C = "0123456789ab", "abcdef012345", "fedcba987654"
 
 ANSWER = f"""## Federal
 
-The appropriate official of any state that receives an exemption shall inform the Bureau in writing within 30 days of any change in the state laws. [cite:{A}] Notice of the exemption shall be published in the Federal Register [cite:{A}][cite:{B}].
+The appropriate official of any state that receives an exemption shall inform the Bureau
+in writing within 30 days of any change in the state laws. [cite:{A}] Notice of the
+exemption shall be published in the Federal Register [cite:{A}][cite:{B}].
 
 ## Municipal
 
@@ -69,7 +71,8 @@ def test_several_ids_in_one_marker_are_all_kept():
 def test_claim_types_follow_the_surface_rules():
     assert claim_type("A report is due within 30 days of the change.") == ClaimType.TEMPORAL
     assert claim_type("The fee is $250 per application.") == ClaimType.NUMERIC
-    assert claim_type("The dock must be more than 10 feet shorter than the lot.") == ClaimType.COMPARATIVE
+    comparative = "The dock must be more than 10 feet shorter than the lot."
+    assert claim_type(comparative) == ClaimType.COMPARATIVE
     assert claim_type("The ordinance was adopted because of flooding.") == ClaimType.CAUSAL
     assert claim_type("Debt collectors must not contact consumers at work.") == ClaimType.POLICY
     assert claim_type("The Council should consider a longer season.") == ClaimType.OPINION
@@ -77,7 +80,8 @@ def test_claim_types_follow_the_surface_rules():
 
 
 def test_substantive_words_carry_the_design_importances():
-    words = dict(substantive_words("The Bureau shall publish the notice within 30 days in Washington."))
+    sentence = "The Bureau shall publish the notice within 30 days in Washington."
+    words = dict(substantive_words(sentence))
     assert words["Bureau"] == 1.0
     assert words["Washington"] == 1.0
     assert words["30"] == 0.95
@@ -94,7 +98,8 @@ def test_money_percentages_and_section_numbers_are_numerals():
 
 
 def test_a_sentence_initial_name_is_a_proper_noun_but_an_ordinary_first_word_is_not():
-    assert dict(substantive_words("Malcolm Smith was named the most valuable player."))["Malcolm"] == 1.0
+    name = dict(substantive_words("Malcolm Smith was named the most valuable player."))
+    assert name["Malcolm"] == 1.0
     assert dict(substantive_words("Debt collectors must send a notice."))["Debt"] == 0.8
 
 
