@@ -17,6 +17,10 @@ VERDICT_STYLE = {
 }
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def numbered(text: str) -> str:
     """``text`` with each ``[cite:ID]`` replaced by its footnote number ``[n]``."""
     numbers = citation_numbers(text)
@@ -65,7 +69,7 @@ def render_turn(data: dict, console: Console) -> None:
             pages = source_line(source).rpartition("), ")[2] if source.get("page_start") else ""
             where = f"[{number}] {pages}".strip() if number else row["evidence_chunk_id"]
         table.add_row(
-            str(row["index"]), Text(row["claim"][:220]), row["type"],
+            str(row["index"]), Text(_clip(row["claim"], 220)), row["type"],
             Text(row["verdict"], style=VERDICT_STYLE.get(row["verdict"], "")),
             f"{row['score']:.2f}", f"{row['confidence']:.2f}", Text(where),
         )

@@ -190,11 +190,13 @@ def _paragraphs(picked: Sequence[Candidate], max_paragraphs: int) -> list[str]:
     return [" ".join(cite(c.text, c.chunk.chunk_id) for c in group) for group in groups]
 
 
-def _permits(picked: Sequence[Candidate], pool: Sequence[Candidate]) -> list[str]:
-    seen: set[str] = set()
+def _permits(used: Sequence[Candidate], pool: Sequence[Candidate]) -> list[str]:
+    """Up to four cited list items naming a required permit or licence, from relevant
+    sentences not already quoted in the body (a sentence is claimed once per answer)."""
+    seen = {c.text for c in used}
     items = []
-    for c in list(picked) + list(pool):
-        if _PERMIT_RE.search(c.text) and _REQUIRED_RE.search(c.text) and c.text not in seen:
+    for c in pool:
+        if c.text not in seen and _PERMIT_RE.search(c.text) and _REQUIRED_RE.search(c.text):
             seen.add(c.text)
             items.append(f"- {cite(c.text, c.chunk.chunk_id)}")
         if len(items) == 4:
