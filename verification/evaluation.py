@@ -18,8 +18,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from rich.console import Console
+
+from ciq.metrics import latency_summary
 from rich.table import Table
 
 from ciq.text import STOPWORDS
@@ -135,13 +136,6 @@ def binary_and_class_metrics(gold: Sequence[str], predicted: Sequence[str]) -> d
     }
 
 
-def _timing(ms: Sequence[float]) -> dict:
-    if not ms:
-        return {"median_ms": 0.0, "p95_ms": 0.0}
-    arr = np.asarray(ms)
-    return {"median_ms": float(np.median(arr)), "p95_ms": float(np.percentile(arr, 95))}
-
-
 def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
     """Run the rule Judge over a JSONL file and report accuracy and speed.
 
@@ -200,11 +194,11 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
     datasets = {}
     for name in sorted(gold_by):
         metrics = binary_and_class_metrics(gold_by[name], pred_by[name])
-        datasets[name] = metrics | _timing(ms_by[name])
+        datasets[name] = metrics | latency_summary(ms_by[name])
     all_gold = [g for name in sorted(gold_by) for g in gold_by[name]]
     all_pred = [p for name in sorted(gold_by) for p in pred_by[name]]
     all_ms = [m for name in sorted(gold_by) for m in ms_by[name]]
-    overall = binary_and_class_metrics(all_gold, all_pred) | _timing(all_ms)
+    overall = binary_and_class_metrics(all_gold, all_pred) | latency_summary(all_ms)
     return {"mode": mode, "path": str(path), "overall": overall, "datasets": datasets,
             "items": rows}
 
