@@ -119,3 +119,36 @@ def test_a_judge_failure_ends_the_turn_with_an_error_event_and_keeps_the_text(
     assert not LedgerEntry.objects.filter(claim__turn=turn).exists()
     turn.session.refresh_from_db()
     assert turn.session.status == RunStatus.ERROR
+
+
+def test_an_unsupported_claim_triggers_one_revision_that_drops_it(demo_workspace, monkeypatch):
+    from ciq import roles
+    from verification.judge import Judgement
+
+    real_judge = roles.role_backend("judge")
+    rejected: list[str] = []
+
+    class StrictOnFirstClaim:
+        """Rejects the first claim it sees, as a Judge that found no evidence would."""
+
+        def verify(self, claim, evidence, *, mode):
+            if not rejected:
+                rejected.append(claim.text)
+            if claim.text == rejected[0]:
+                return Judgement("not_found", 0.0, "", "", "No evidence.", (), (),
+                                 tuple(0.0 for _ in claim.substantive_words))
+            return real_judge.verify(claim, evidence, mode=mode)
+
+    real = roles.role_backend
+    monkeypatch.setattr("sessions.pipeline.role_backend",
+                        lambda role: StrictOnFirstClaim() if role == "judge" else real(role))
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert list(turn.revisions.values_list("cycle", flat=True)) == [0, 1]
+    started = turn.session.events.get(type="revision_started")
+    assert started.payload["cycle"] == 1 and started.payload["unsupported"] == rejected
+    assert rejected[0] not in turn.answer_markdown
+    assert turn.metrics["revision_cycles"] == 1
+    assert all(c.ledger.verdict == "supported" for c in turn_ledger(turn=turn))
+    first, final = turn.revisions.order_by("cycle")
+    assert final.coverage > first.coverage
