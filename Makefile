@@ -14,7 +14,7 @@ DEMO_QUESTIONS := \
 	"How does a state apply for an exemption from the Fair Debt Collection Practices Act?|--mode answer" \
 	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
 
-.PHONY: demo test setup system-deps migrate ingest-samples evaluate lock clean
+.PHONY: demo test lint setup system-deps migrate ingest-samples evaluate lock clean
 
 $(VENV)/.installed: requirements.lock
 	@$(PYTHON) -m venv --help >/dev/null 2>&1 || $(MAKE) system-deps
@@ -43,8 +43,11 @@ demo: ingest-samples
 		$(MANAGE) ask "$$question" --workspace Demo $$flags || exit 1; \
 	done
 
-test: setup
+test: lint
 	$(PY) -m pytest
+
+lint: setup
+	$(VENV)/bin/ruff check .
 
 # Benchmarks: commands that print numbers (see README "Quality and speed").
 evaluate: migrate

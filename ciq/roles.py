@@ -7,7 +7,7 @@ orchestrator never changes when one is added.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -20,7 +20,7 @@ BACKENDS: dict[str, dict[str, str]] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _backend(role: str, name: str):
     try:
         path = BACKENDS[role][name]

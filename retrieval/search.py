@@ -200,7 +200,7 @@ def chunks_retrieve(
     else:
         specs = [(budget.merged_cap, (local_filter or set()) | (state_filter or set()) or None, None)]
         caps = [budget.merged_cap]
-    lane_hits = [hits[:cap] for hits, cap in zip(_run_lanes(text, workspace.pk, specs), caps)]
+    lane_hits = [hits[:cap] for hits, cap in zip(_run_lanes(text, workspace.pk, specs), caps, strict=True)]
 
     all_hits = sorted((h for hits in lane_hits for h in hits), key=lambda h: -h.bm25)
     rows = Chunk.objects.select_related("document").in_bulk([h.chunk_pk for h in all_hits])

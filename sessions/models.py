@@ -97,6 +97,9 @@ class Revision(models.Model):
             models.UniqueConstraint(fields=["turn", "cycle"], name="unique_revision_cycle"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.turn_id} cycle {self.cycle} ({self.coverage:.0%})"
+
 
 class EventType(models.TextChoices):
     """Event types of DESIGN.md §4."""

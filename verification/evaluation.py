@@ -19,10 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
-
-from ciq.metrics import latency_summary
 from rich.table import Table
 
+from ciq.metrics import latency_summary
 from ciq.text import STOPWORDS
 from verification.judge import EvidenceChunk, RuleJudge, prepare_chunk
 from verification.models import Verdict
@@ -104,12 +103,12 @@ def binary_and_class_metrics(gold: Sequence[str], predicted: Sequence[str]) -> d
     items). ``confusion[g][p]`` counts gold class g predicted as p.
     """
     confusion = {g: {p: 0 for p in CLASSES} for g in CLASSES}
-    for g, p in zip(gold, predicted):
+    for g, p in zip(gold, predicted, strict=False):
         confusion[g][p] += 1
     pos = [g == "supported" for g in gold]
     hit = [p == "supported" for p in predicted]
-    tp = sum(a and b for a, b in zip(pos, hit))
-    tn = sum(not a and not b for a, b in zip(pos, hit))
+    tp = sum(a and b for a, b in zip(pos, hit, strict=False))
+    tn = sum(not a and not b for a, b in zip(pos, hit, strict=False))
     n_pos, n_neg = sum(pos), len(pos) - sum(pos)
     tpr = tp / n_pos if n_pos else 0.5
     tnr = tn / n_neg if n_neg else 0.5
@@ -126,7 +125,7 @@ def binary_and_class_metrics(gold: Sequence[str], predicted: Sequence[str]) -> d
     return {
         "n": len(gold),
         "balanced_accuracy": (tpr + tnr) / 2,
-        "accuracy": sum(g == p for g, p in zip(gold, predicted)) / len(gold) if gold else 0.0,
+        "accuracy": sum(g == p for g, p in zip(gold, predicted, strict=False)) / len(gold) if gold else 0.0,
         "per_class": per_class,
         "macro_f1": sum(per_class[c]["f1"] for c in CLASSES) / len(CLASSES),
         "macro_f1_gold_classes": (

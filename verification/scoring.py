@@ -39,7 +39,7 @@ def su_score(substantive_words: Sequence[tuple[str, float]], word_scores: Sequen
         return 1.0
     missing = sum(
         importance * (1.0 - min(max(score, 0.0), 1.0))
-        for (_, importance), score in zip(substantive_words, word_scores)
+        for (_, importance), score in zip(substantive_words, word_scores, strict=False)
     )
     return 1.0 - missing / total
 

@@ -105,5 +105,5 @@ def ledger_save(
             contradicting_chunk_ids=list(v.judgement.contradicting_chunk_ids),
             verification_ms=round(v.ms, 3),
         )
-        for claim, v in zip(claims, verified)
+        for claim, v in zip(claims, verified, strict=False)
     )

@@ -18,7 +18,8 @@ QUESTIONS = {
     "US-OR": "Under Oregon law, what is provided regarding unlawful factoring of payment card transactions?",
     "US-MO-Ray": "What do the Ray County zoning regulations provide regarding floodplain violations?",
     "US-OR-Rivergrove": "What does Rivergrove law provide regarding posted or published notice?",
-    "private": "Does the agreement allow the Receiving Party to share Confidential Information with employees?",
+    "private": "Does the agreement allow the Receiving Party to share Confidential Information"
+               " with employees?",
 }
 
 
@@ -46,14 +47,14 @@ def test_every_corpus_document_is_ready_with_chunks(corpus_workspace):
         assert cursor.fetchone()[0] == Chunk.objects.count()
 
 
-@pytest.mark.parametrize("jurisdiction", sorted(QUESTIONS))
-def test_each_jurisdiction_routes_to_its_own_documents_and_those_above(corpus_workspace, jurisdiction):
-    result = chunks_retrieve(
-        QUESTIONS[jurisdiction], workspace=corpus_workspace, jurisdictions=[jurisdiction],
-        budget=Budget.for_mode("answer"),
-    )
-    allowed = {jurisdiction, "US"} | ({"US-OR"} if jurisdiction.startswith("US-OR") else set())
-    allowed |= {"US-MO"} if jurisdiction == "US-MO-Ray" else set()
-    assert result.chunks
-    assert {c.jurisdiction for c in result.chunks} <= allowed
-    assert result.chunks[0].jurisdiction == jurisdiction
+def test_each_jurisdiction_routes_to_its_own_documents_and_those_above(corpus_workspace):
+    for jurisdiction, question in QUESTIONS.items():
+        result = chunks_retrieve(
+            question, workspace=corpus_workspace, jurisdictions=[jurisdiction],
+            budget=Budget.for_mode("answer"),
+        )
+        allowed = {jurisdiction, "US"} | ({"US-OR"} if jurisdiction.startswith("US-OR") else set())
+        allowed |= {"US-MO"} if jurisdiction == "US-MO-Ray" else set()
+        assert result.chunks, jurisdiction
+        assert {c.jurisdiction for c in result.chunks} <= allowed, jurisdiction
+        assert result.chunks[0].jurisdiction == jurisdiction, jurisdiction

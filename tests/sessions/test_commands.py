@@ -37,6 +37,15 @@ def test_ask_json_holds_the_whole_turn():
     assert data["metrics"]["evidence_coverage"] >= 0
 
 
+def test_ask_records_the_session_as_a_members(member, outsider):
+    from sessions.models import ResearchSession
+
+    run("ask", "What are the park hours?", "--workspace", "Demo", "--user", "member")
+    assert ResearchSession.objects.latest("created").user == member
+    with pytest.raises(CommandError, match="No member 'outsider' in workspace 'Demo'"):
+        run("ask", "What are the park hours?", "--workspace", "Demo", "--user", "outsider")
+
+
 def test_ask_refuses_an_unknown_workspace_and_bad_input():
     with pytest.raises(CommandError, match="No workspace named"):
         run("ask", "anything", "--workspace", "Nope")

@@ -5,9 +5,9 @@ from django.core.exceptions import ValidationError
 
 from sessions.events import event_chain_verify
 from sessions.models import ResearchSession, RunStatus
+from sessions.pipeline import turn_run
 from sessions.selectors import turn_ledger
 from sessions.services import session_ask, session_create, turn_create
-from sessions.pipeline import turn_run
 from verification.models import Claim, LedgerEntry
 
 pytestmark = pytest.mark.django_db

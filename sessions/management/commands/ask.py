@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 
 from ciq.models import Workspace
-from ciq.selectors import workspace_get_by_name
+from ciq.selectors import workspace_get_by_name, workspace_list_for_user
 from sessions.models import Mode, VerificationMode
 from sessions.selectors import turn_as_dict
 from sessions.services import session_ask
@@ -26,6 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--jurisdiction", action="append", default=[], metavar="CODE",
                             help="Target jurisdiction (repeatable), e.g. US-OR-Rivergrove.")
         parser.add_argument("--json", action="store_true", help="Print the whole turn as JSON.")
+        parser.add_argument("--user", metavar="USERNAME",
+                            help="Record the session as this member's (default: no user).")
 
     def handle(self, *args, **options):
         try:
@@ -34,9 +36,10 @@ class Command(BaseCommand):
             raise CommandError(
                 f"No workspace named {options['workspace']!r}: ingest documents into it first."
             ) from None
+        user = self._member(options["user"], workspace) if options["user"] else None
         try:
             turn = session_ask(
-                workspace=workspace, question=options["question"], mode=options["mode"],
+                workspace=workspace, user=user, question=options["question"], mode=options["mode"],
                 verification_mode=options["verification"],
                 jurisdictions=options["jurisdiction"],
             )
@@ -53,3 +56,11 @@ class Command(BaseCommand):
             render_turn(data, Console(file=self.stdout, width=width))
         if turn.status == "error":
             raise CommandError(f"The run failed: {turn.error}")
+
+    def _member(self, username: str, workspace: Workspace):
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None or not workspace_list_for_user(user=user).filter(pk=workspace.pk).exists():
+            raise CommandError(f"No member {username!r} in workspace {workspace.name!r}.")
+        return user

@@ -1,0 +1,173 @@
+"""Claim analysis for the Judge: :class:`ClaimInfo` (slots, weights, stance, anchor and
+scope of one claim sentence), built by :func:`claim_info` (cached per claim text), and the
+stance and exception detection that the clash checks apply to evidence too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ciq.text import TOKEN_RE
+from verification.evidence import Quantity, quantities, token_offsets, token_term
+from verification.lexicon import (
+    EXCEPTION,
+    HEDGES,
+    LIGHT_WORDS,
+    NEGATION,
+    OBLIGATION,
+    PERMISSION,
+    PROHIBITION,
+    RESTRICTIVE,
+)
+
+# --------------------------------------------------------------------------------------
+# Claim analysis
+
+
+@dataclass(frozen=True)
+class ClaimInfo:
+    groups: tuple[tuple[str, ...], ...]  # alternatives per slot: "return or destroy" is one slot
+    labels: tuple[str, ...]          # the claim's word for each slot (for reasoning)
+    prior: tuple[float, ...]         # weight multiplier per slot
+    numeric: tuple[bool, ...]        # slot is a number
+    grounded: frozenset[str]         # terms of names and numbers the evidence must contain
+    quantities: tuple[Quantity, ...]
+    stance: str                      # oblige | permit | prohibit | neg | assert | restrict
+    anchor: str | None               # the predicate term the modality attaches to
+    predicate: str | None            # the anchor, or the first past-tense verb ("hosted")
+    restrictive: bool
+    scope_slots: frozenset[int]      # slots after "only"/"solely" (the restricted scope)
+    hedged: bool
+    word_terms: tuple[tuple[str, ...], ...]   # terms of each substantive word
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(t for g in self.groups for t in g)
+
+
+_DEONTIC = OBLIGATION | PERMISSION | NEGATION | PROHIBITION
+_MODAL_WORDS = _DEONTIC | RESTRICTIVE | {"be", "been", "is", "are", "also"}
+
+
+def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
+    toks = set(tokens)
+    neg = bool(toks & NEGATION) or bool(toks & PROHIBITION)
+    oblige = bool(toks & OBLIGATION)
+    permit = bool(toks & PERMISSION)
+    if toks & RESTRICTIVE:
+        return "restrict"
+    if neg and exception_after:
+        return "restrict"
+    if neg and (oblige or permit or toks & PROHIBITION):
+        return "prohibit"
+    if neg:
+        return "neg"
+    if oblige:
+        return "oblige"
+    if permit:
+        return "permit"
+    return "assert"
+
+
+EXCEPTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in EXCEPTION) + r")\b")
+
+
+@lru_cache(maxsize=8192)
+def claim_info(text: str, words: tuple[tuple[str, float], ...]) -> ClaimInfo:
+    """Slots, weights, stance and anchor of one claim sentence (cached on its text)."""
+    matches = list(TOKEN_RE.finditer(text))
+    raw = [m.group() for m in matches]
+    toks = [t.lower() for t in raw]
+    terms = [token_term(t) for t in toks]
+    depth, in_parens = 0, []
+    last = 0
+    for m in matches:
+        gap = text[last : m.start()]
+        depth = max(0, depth + gap.count("(") - gap.count(")"))
+        in_parens.append(depth > 0)
+        last = m.end()
+
+    # Slots: one per content word, except that "A or B" / "A, B or C" share a slot.
+    slot_of: dict[str, int] = {}
+    groups: list[list[str]] = []
+    labels: list[str] = []
+    prior: list[float] = []
+    first_pos: list[int] = []
+    modal_at = next((i for i, t in enumerate(toks) if t in _DEONTIC), None)
+    prev_content = None
+    for i, term in enumerate(terms):
+        if not term:
+            continue
+        between = toks[prev_content + 1 : i] if prev_content is not None else None
+        joined = between in (["or"], ["and", "or"]) or (
+            # "A, B or C": a comma now, an "or" to come.
+            between == []
+            and "," in text[matches[prev_content].end() : matches[i].start()]
+            and re.search(r"\bor\b", text[matches[i].end() : matches[i].end() + 40]) is not None
+        )
+        if term in slot_of:
+            prev_content = i
+            continue
+        if joined and prev_content is not None and terms[prev_content] in slot_of:
+            slot = slot_of[terms[prev_content]]
+            groups[slot].append(term)
+            slot_of[term] = slot
+        else:
+            slot_of[term] = len(groups)
+            groups.append([term])
+            labels.append(raw[i])
+            first_pos.append(i)
+            # The subject (before the modal) is often a defined term the source names
+            # differently ("Recipient"); vague words and parenthetical examples say little.
+            factor = 1.0
+            if toks[i] in LIGHT_WORDS:
+                factor = 0.3
+            elif in_parens[i]:
+                factor = 0.4
+            elif modal_at is not None and i < modal_at:
+                factor = 0.35
+            prior.append(factor)
+        prev_content = i
+
+    anchor = None
+    if modal_at is not None:
+        for j in range(modal_at + 1, min(len(toks), modal_at + 6)):
+            if (terms[j] and toks[j] not in _MODAL_WORDS and not raw[j][0].isupper()
+                    and not (toks[j].endswith("ly") and len(toks[j]) > 4)):
+                anchor = terms[j]
+                break
+    prefix = toks[: (modal_at + 1 if modal_at is not None else 0) + 4]
+    exception_after = bool(EXCEPTION_RE.search(text.lower()))
+    stance = stance_of(prefix if modal_at is not None else toks, exception_after)
+    restrict_at = next((i for i, t in enumerate(toks) if t in RESTRICTIVE), None)
+    scope_slots = frozenset(
+        k for k, pos in enumerate(first_pos) if restrict_at is not None and pos > restrict_at
+        and groups[k][0] != anchor
+    )
+    word_terms = tuple(tuple(t for t in (token_term(x) for x, _ in token_offsets(w)) if t) for w, _ in words)
+    grounded = frozenset(
+        t for (_, importance), wt in zip(words, word_terms, strict=False) if importance >= 0.95
+        for t in wt if t in slot_of and prior[slot_of[t]] == 1.0
+    ) | frozenset(
+        # Each alternative of "A, B or C" must exist somewhere in the sources.
+        t for k, g in enumerate(groups) if len(g) > 1 and prior[k] == 1.0 for t in g
+    )
+    predicate = anchor
+    if predicate is None:
+        predicate = next(
+            (terms[i] for i in range(1, len(toks))
+             if terms[i] and toks[i].endswith("ed") and len(toks[i]) > 4 and not raw[i][0].isupper()
+             and toks[i] not in LIGHT_WORDS and not in_parens[i]),
+            None,
+        )
+    return ClaimInfo(
+        predicate=predicate,
+        groups=tuple(tuple(g) for g in groups), labels=tuple(labels), prior=tuple(prior),
+        numeric=tuple(any(t[0].isdigit() for t in g) for g in groups), grounded=grounded,
+        quantities=quantities(text), stance=stance, anchor=anchor,
+        restrictive=restrict_at is not None, scope_slots=scope_slots,
+        hedged=bool(set(toks) & HEDGES), word_terms=word_terms,
+    )

@@ -1,0 +1,147 @@
+"""Contradiction detection between a claim and an evidence window: a changed number, a
+clashing modality or negation, or a broad scope against an "only" claim (:func:`clash`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from verification.claim_info import EXCEPTION_RE, ClaimInfo, stance_of
+from verification.evidence import Sentence, token_offsets, token_term
+from verification.lexicon import RESTRICTIVE
+
+# --------------------------------------------------------------------------------------
+# Clash detection
+
+
+def clash(info: ClaimInfo, sents: Sequence[Sentence], chunk_text: str) -> str:
+    """A description of a number, modality/negation or scope clash, or "" for none."""
+    return (_quantity_clash(info, sents) or _stance_clash(info, sents, chunk_text)
+            or _scope_clash(info, sents, chunk_text))
+
+
+def _quantity_clash(info: ClaimInfo, sents: Sequence[Sentence]) -> str:
+    ev = [q for s in sents for q in s.quantities]
+    for cq in info.quantities:
+        if not cq.unit:
+            continue
+        same_unit = [q for q in ev if q.unit == cq.unit]
+        if same_unit and not any(abs(q.value - cq.value) < 1e-9 for q in same_unit):
+            said = ", ".join(dict.fromkeys(q.text.rstrip(".") for q in same_unit))
+            return f"the evidence says \"{said}\" where the claim says \"{cq.text.rstrip('.')}\""
+    return ""
+
+
+_COMPATIBLE = {
+    # claim stance -> evidence stances that do not clash with it
+    "oblige": {"oblige", "assert", "restrict"},
+    "permit": {"permit", "assert", "restrict", "oblige"},
+    "prohibit": {"prohibit", "neg", "restrict"},
+    "neg": {"prohibit", "neg", "restrict"},
+    "assert": {"assert", "oblige", "permit", "restrict"},
+    "restrict": {"oblige", "permit", "prohibit", "neg", "assert", "restrict"},
+}
+_STANCE_WORDS = {
+    "oblige": "requires", "permit": "permits", "prohibit": "prohibits", "neg": "denies",
+    "assert": "states", "restrict": "restricts",
+}
+
+
+_COPULAS = frozenset("is are was were be been being has have had does do did".split())
+
+
+def _evidence_stance(
+    info: ClaimInfo, sent: Sentence, chunk_text: str
+) -> tuple[str, str] | None:
+    """Stance of the evidence sentence toward the claim's anchor, with the words it rests on.
+
+    Looks at up to 12 tokens before the anchor in the same clause ("shall not … retain").
+    A prohibition followed by an exception that names claim words the prohibition itself
+    does not ("shall not disclose … except to its employees") restricts rather than
+    prohibits, as does "only"/"solely" just after the verb. Capitalised occurrences are
+    defined terms ("Disclosing Party"), not the predicate.
+    """
+    if info.anchor is None:
+        return None
+    body = chunk_text[sent.start : sent.end]
+    other_terms = set(info.terms) - {info.anchor}
+    for i, term in enumerate(sent.terms):
+        if term != info.anchor or sent.caps[i]:
+            continue
+        lo = i
+        while lo > 0 and i - lo < 12 and sent.clause[lo - 1] == sent.clause[i]:
+            lo -= 1
+        # Negation may also follow the predicate: "composed of no toxic chemicals".
+        window = [t for t, _ in sent.tokens[lo : i + 1]] + [
+            t for t, _ in sent.tokens[i + 1 : i + 3] if t in ("no", "nothing", "none")
+        ]
+        after = body[sent.tokens[i][1] :]
+        exc = EXCEPTION_RE.search(after.lower())
+        exception_after = False
+        if exc:
+            # The carve-out covers the claim when it names claim words the rule itself
+            # does not ("shall not disclose to anyone except its employees").
+            cut = sent.tokens[i][1] + exc.start()
+            head_terms = {t for t, (_, off) in zip(sent.terms, sent.tokens, strict=False) if off < cut}
+            tail_terms = {token_term(t) for t, _ in token_offsets(after[exc.start() :])}
+            exception_after = bool((tail_terms & other_terms) - head_terms)
+        # "shall disclose … only to its employees": a scope word just after the verb.
+        follow = [t for t, _ in sent.tokens[i + 1 : i + 10]]
+        scoped = bool(set(follow) & RESTRICTIVE)
+        stance = stance_of(window, exception_after)
+        if stance == "restrict" and not exception_after and not set(window) & RESTRICTIVE:
+            stance = "prohibit"
+        if scoped and stance in ("oblige", "permit", "assert"):
+            stance = "restrict"
+        negated_claim = info.stance in ("prohibit", "neg")
+        if stance == "assert" and negated_claim and not set(window[-3:-1]) & _COPULAS:
+            # Without a modal, negation or copula the word is likely attributive ("the
+            # information disclosed", "the powers granted"): no stance to compare.
+            return None
+        phrase = body[sent.tokens[lo][1] : sent.tokens[i][1] + len(sent.tokens[i][0])]
+        return stance, phrase
+    return None
+
+
+def _stance_clash(info: ClaimInfo, sents: Sequence[Sentence], chunk_text: str) -> str:
+    """A clash only when every evidence sentence that states the claim's predicate clashes:
+    contracts often prohibit in one sentence and carve out an exception in the next."""
+    clash = ""
+    allowed = _COMPATIBLE[info.stance]
+    if info.stance == "permit" and not info.hedged:
+        # "must" restated as "may" misstates the rule (DESIGN.md §1: modality agreement);
+        # a hedged claim ("may … in some circumstances") only asserts a possibility.
+        allowed = allowed - {"oblige"}
+    for sent in sents:
+        found = _evidence_stance(info, sent, chunk_text)
+        if found is None:
+            continue
+        stance, phrase = found
+        if stance in allowed:
+            return ""
+        clash = clash or (f"the evidence {_STANCE_WORDS[stance]} (\"{phrase.strip()}\") where the "
+                          f"claim {_STANCE_WORDS[info.stance]}")
+    return clash
+
+
+_BROAD_RE = re.compile(
+    r"\b(?:including|includes?|such as|without limitation|not limited to|whether|any and all|"
+    r"all (?:\w+ )?information|any (?:\w+ )?information|of any kind|or otherwise|in any form)\b",
+    re.IGNORECASE,
+)
+
+
+def _scope_clash(info: ClaimInfo, sents: Sequence[Sentence], chunk_text: str) -> str:
+    """An "only X" claim against evidence that defines the scope broadly."""
+    if not info.restrictive:
+        return ""
+    text = " ".join(chunk_text[s.start : s.end] for s in sents)
+    low = text.lower()
+    if re.search(r"\b(?:only|solely|exclusively)\b|(?<!not )\blimited to\b", low):
+        return ""
+    broad = _BROAD_RE.search(text)
+    if broad:
+        return (f"the evidence defines the scope broadly (\"{broad.group()}\") where the claim "
+                f"says \"only\"")
+    return ""
