@@ -36,8 +36,8 @@ def retrieval_confidence(
     """Confidence in a turn's context.
 
     Jurisdiction coverage = share of target jurisdictions with at least one retrieved
-    chunk of exactly that code (1.0 when no targets are given). No chunks → score from
-    coverage alone, level Low.
+    chunk of exactly that code; with no targets it is 1.0 if any chunk was found, else
+    0.0. No chunks → mean similarity and cited share are 0, so the level is Low.
     """
     targets = list(dict.fromkeys(jurisdictions))
     n = len(chunks)

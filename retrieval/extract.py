@@ -100,12 +100,9 @@ def extract_text(path: Path) -> ExtractedText:
         raise ExtractionError(f"cannot read file ({exc.strerror or exc})") from None
     if size == 0:
         raise ExtractionError("empty file (0 bytes)")
-    limit = settings.INGEST_MAX_FILE_BYTES
-    if size > limit:
-        raise ExtractionError(
-            f"file too large: {_megabytes(size)} over the {_megabytes(limit)} limit "
-            "(INGEST_MAX_FILE_BYTES)"
-        )
+    too_large = oversize_reason(size)
+    if too_large:
+        raise ExtractionError(too_large)
 
     mime = MIME_BY_SUFFIX[suffix]
     page_starts: list[int] | None = None
@@ -123,6 +120,18 @@ def extract_text(path: Path) -> ExtractedText:
             raise ExtractionError("no extractable text — scanned PDF? run OCR first")
         raise ExtractionError("no text: the file holds only whitespace or markup")
     return ExtractedText(text=text, mime=mime, page_starts=page_starts)
+
+
+def oversize_reason(size: int) -> str:
+    """The reason a file of ``size`` bytes is refused, or "" when it is within
+    ``settings.INGEST_MAX_FILE_BYTES``."""
+    limit = settings.INGEST_MAX_FILE_BYTES
+    if size <= limit:
+        return ""
+    return (
+        f"file too large: {_megabytes(size)} over the {_megabytes(limit)} limit "
+        "(INGEST_MAX_FILE_BYTES)"
+    )
 
 
 def decode_text_bytes(raw: bytes) -> str:

@@ -38,7 +38,3 @@ def statewide_jurisdictions(targets: Iterable[str]) -> set[str]:
         codes.update(jurisdiction_ancestors(code))
     return codes
 
-
-def jurisdiction_covered(target: str, jurisdictions: Iterable[str]) -> bool:
-    """Whether a retrieved chunk of exactly that jurisdiction is among ``jurisdictions``."""
-    return target in set(jurisdictions)

@@ -30,6 +30,9 @@ from retrieval.models import Chunk, Lane
 
 SIMILARITY_WEIGHT = 0.8  # DESIGN.md §1: weighted = 0.8 × similarity + 0.2 × recency
 RECENCY_WEIGHT = 0.2
+# A chunk below this share of the best chunk's similarity is off-topic for the question
+# (it shares a common word at most); it would only fill a lane's cap and lower confidence.
+MIN_RELATIVE_SIMILARITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,13 @@ class RetrievedChunk:
 
 @dataclass
 class RetrievalResult:
-    """The kept chunks (best first) and what each lane found."""
+    """The kept chunks (best first), what each lane found, and the question's term
+    weights (Porter stem → IDF) for the Writer."""
 
     chunks: list[RetrievedChunk]
     lanes: dict[str, dict] = field(default_factory=dict)
     candidates: int = 0
+    term_weights: dict[str, float] = field(default_factory=dict)
 
 
 def recency(last_updated: dt.date | None, *, today: dt.date | None = None) -> float:
@@ -158,7 +163,8 @@ def _run_lanes(query, workspace_id, specs) -> list[list[Hit]]:
 
 def _dedupe(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
     """Keep, per document, the higher-scored of any chunks whose character ranges
-    overlap (chunking overlap makes neighbours repeat text); input is best first."""
+    overlap (chunking overlap makes neighbours repeat text); input is sorted by rerank
+    score, best first."""
     kept: list[RetrievedChunk] = []
     ranges: dict[int, list[tuple[int, int]]] = {}
     for chunk in chunks:
@@ -203,7 +209,11 @@ def chunks_retrieve(
     lane_hits = [hits[:cap] for hits, cap in zip(_run_lanes(text, workspace.pk, specs), caps, strict=True)]
 
     all_hits = sorted((h for hits in lane_hits for h in hits), key=lambda h: -h.bm25)
-    rows = Chunk.objects.select_related("document").in_bulk([h.chunk_pk for h in all_hits])
+    rows = (
+        Chunk.objects.filter(document__workspace=workspace)
+        .select_related("document")
+        .in_bulk([h.chunk_pk for h in all_hits])
+    )
     terms = query_terms(text)
     idf = index_get().idf(terms)
     best = max((h.bm25 for h in all_hits), default=0.0)
@@ -229,8 +239,10 @@ def chunks_retrieve(
                 recency=fresh, score=round(rerank_score(similarity, fresh), 4),
             )
         )
-    merged = _dedupe(candidates)[: budget.merged_cap]
-    merged.sort(key=lambda c: (-c.score, -c.bm25))
+    floor = MIN_RELATIVE_SIMILARITY * max((c.similarity for c in candidates), default=0.0)
+    ranked = sorted((c for c in candidates if c.similarity >= floor and c.similarity > 0),
+                    key=lambda c: (-c.score, -c.bm25))
+    merged = _dedupe(ranked)[: budget.merged_cap]
     kept = [
         RetrievedChunk(**{**c.__dict__, "rank": i}) for i, c in enumerate(merged[: budget.keep], 1)
     ]
@@ -242,4 +254,4 @@ def chunks_retrieve(
             "kept": len(in_lane),
             "top_titles": list(dict.fromkeys(c.document_title for c in in_lane))[:3],
         }
-    return RetrievalResult(chunks=kept, lanes=lanes, candidates=len(candidates))
+    return RetrievalResult(chunks=kept, lanes=lanes, candidates=len(candidates), term_weights=idf)

@@ -24,7 +24,13 @@ from django.db import models, transaction
 
 from ciq.models import Workspace
 from retrieval.chunking import chunk_id_for, chunk_text
-from retrieval.extract import SUPPORTED_SUFFIXES, ExtractedText, ExtractionError, extract_text
+from retrieval.extract import (
+    SUPPORTED_SUFFIXES,
+    ExtractedText,
+    ExtractionError,
+    extract_text,
+    oversize_reason,
+)
 from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
 from retrieval.models import Chunk, Document, JurisdictionLevel
 
@@ -33,6 +39,7 @@ logger = logging.getLogger(__name__)
 # Files in a corpus folder that describe the corpus rather than belong to it.
 SKIPPED_FILE_NAMES = frozenset({"manifest.csv", "sources.csv", "readme.md", "sources.md"})
 _STORED_STEM_CHARS = 60  # FileField max_length is 100 including "documents/YYYY/MM/"
+_REASON_CHARS = 300  # longest failure reason kept from an unexpected exception
 
 
 class IngestStatus(models.TextChoices):
@@ -60,13 +67,27 @@ class IngestResult:
 
 
 @dataclass
+class CollectedFiles:
+    """What :func:`collect_files` found.
+
+    ``files``: the files to ingest, in order, each once. ``skipped``: files inside the
+    given folders left out for an unsupported extension, in order (hidden files and the
+    corpus notes are left out silently and not listed).
+    """
+
+    files: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+
+
+@dataclass
 class IngestSummary:
     """Totals of one :func:`documents_ingest` run.
 
     ``documents``: files processed; ``created``/``updated``/``unchanged``/``failed``:
     files per outcome; ``chunks``: chunks of the documents that are ready after the run
     (unchanged ones included); ``seconds``: wall-clock time; ``failures``: the failed
-    results, in order.
+    results, in order; ``skipped``: files found in the given folders but not tried
+    because their extension is unsupported, as paths (not counted in ``documents``).
     """
 
     documents: int = 0
@@ -77,6 +98,7 @@ class IngestSummary:
     chunks: int = 0
     seconds: float = 0.0
     failures: list[IngestResult] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     def add(self, result: IngestResult) -> None:
         """Count one result in."""
@@ -109,12 +131,15 @@ def document_ingest(
     already holds these bytes (same sha256; no second copy is made; at the same
     ``source_path`` changed metadata is applied, which makes it ``updated``); ``updated``
     when ``source_path`` held other bytes (its chunks and metadata are replaced);
-    ``failed`` when the file cannot be read, extracted or written: the Document at
-    ``source_path`` (a new one if none) is then marked ``failed`` with ``error`` = reason
-    and path, and holds no chunks. Nothing is raised
-    for a bad file. Extraction and chunking run before the database transaction; the
-    Document and all its Chunks are written in one ``transaction.atomic()``, so a
-    failure leaves no partial rows. Chunk ``token_count`` is the chunk's word count.
+    ``failed`` when the file cannot be read, is over ``settings.INGEST_MAX_FILE_BYTES``
+    (checked before its bytes are read), or cannot be extracted or written: the Document
+    at ``source_path`` (a new one if none) is then marked ``failed`` with ``error`` =
+    reason and path, and holds no chunks. Nothing is raised for a bad file, whatever
+    the parser raises on it (an unexpected exception is logged and becomes the reason
+    "could not be read (TypeName: message)", at most 300 characters). Extraction and
+    chunking run before the database transaction; the Document and all its Chunks are
+    written in one ``transaction.atomic()``, so a failure leaves no partial rows. Chunk
+    ``token_count`` is the chunk's word count.
     """
     path = Path(path)
     shown = str(path)
@@ -123,14 +148,21 @@ def document_ingest(
         Document.objects.filter(workspace=workspace, source_path=source_path).order_by("id").first()
     )
 
+    size = 0
     try:
+        size = path.stat().st_size
+        too_large = oversize_reason(size)
+        if too_large:  # refused before a byte of it is read
+            return _record_failure(workspace=workspace, path=path, source_path=source_path,
+                                   metadata=metadata, at_path=at_path, sha256="", size=size,
+                                   reason=too_large)
         sha256, size = _file_digest(path)
     except OSError as exc:
         reason = "file not found" if isinstance(exc, FileNotFoundError) else (
             f"cannot read file ({exc.strerror or exc})"
         )
         return _record_failure(workspace=workspace, path=path, source_path=source_path,
-                               metadata=metadata, at_path=at_path, sha256="", size=0,
+                               metadata=metadata, at_path=at_path, sha256="", size=size,
                                reason=reason)
 
     same = at_path if (at_path is not None and at_path.sha256 == sha256) else (
@@ -155,11 +187,18 @@ def document_ingest(
 
     try:
         extracted = extract_text(path)
+        spans = chunk_text(extracted.text, extracted.page_starts)
     except ExtractionError as exc:
         return _record_failure(workspace=workspace, path=path, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
                                reason=exc.reason)
-    spans = chunk_text(extracted.text, extracted.page_starts)
+    except Exception as exc:  # a parser (bs4/lxml, pypdfium2, python-docx) choked on it
+        logger.exception("ingest of %s failed while reading", path)
+        return _record_failure(
+            workspace=workspace, path=path, source_path=source_path, metadata=metadata,
+            at_path=at_path, sha256=sha256, size=size,
+            reason=_trim(f"could not be read ({type(exc).__name__}: {exc})"),
+        )
     if not spans:
         return _record_failure(workspace=workspace, path=path, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
@@ -175,7 +214,7 @@ def document_ingest(
         return _record_failure(
             workspace=workspace, path=path, source_path=source_path, metadata=metadata,
             at_path=_refetch(at_path), sha256=sha256, size=size,
-            reason=f"could not be saved ({type(exc).__name__}: {exc})",
+            reason=_trim(f"could not be saved ({type(exc).__name__}: {exc})"),
         )
     return IngestResult(document=document, status=status, chunks=len(spans), error="",
                         path=shown)
@@ -184,17 +223,21 @@ def document_ingest(
 def documents_ingest(
     *,
     workspace: Workspace,
-    paths: Sequence[Path],
+    paths: Sequence[Path] | CollectedFiles,
     manifest: Path | None = None,
     progress: Callable[[IngestResult], None] | None = None,
 ) -> IngestSummary:
     """Ingest files and folders into ``workspace`` with :func:`document_ingest`.
 
-    Folders are walked recursively in sorted order, keeping files with a supported
-    extension (:data:`retrieval.extract.SUPPORTED_SUFFIXES`) and skipping hidden files
-    and the corpus notes ``manifest.csv``, ``sources.csv``, ``README.md`` and
-    ``SOURCES.md``; files named directly are always tried (an unsupported one fails
-    with its reason). A file listed twice is ingested once. ``manifest``: a CSV read by
+    ``paths``: files and folders, expanded by :func:`collect_files`, or what
+    :func:`collect_files` already returned (used as is, so a caller that needs the file
+    count first does not walk the folders twice). Folders are walked recursively in
+    sorted order, keeping files with a supported extension
+    (:data:`retrieval.extract.SUPPORTED_SUFFIXES`); files with another extension are
+    listed in ``IngestSummary.skipped``; hidden files and the corpus notes
+    ``manifest.csv``, ``sources.csv``, ``README.md`` and ``SOURCES.md`` are passed over
+    silently. Files named directly are always tried (an unsupported one fails with its
+    reason). A file listed twice is ingested once. ``manifest``: a CSV read by
     :func:`retrieval.manifest.read_manifest`; files are matched by their path relative to
     the manifest's folder, and files without a row get default metadata (documents
     already ingested keep theirs). ``progress`` is called after each file.
@@ -204,11 +247,11 @@ def documents_ingest(
     written. Bad files do not raise: they are counted in ``failed``.
     """
     started = time.perf_counter()
-    files = collect_files(paths)
+    collected = paths if isinstance(paths, CollectedFiles) else collect_files(paths)
     entries = read_manifest(manifest) if manifest is not None else {}
     manifest_root = Path(manifest).resolve().parent if manifest is not None else None
-    summary = IngestSummary()
-    for file in files:
+    summary = IngestSummary(skipped=[str(p) for p in collected.skipped])
+    for file in collected.files:
         metadata = None
         if manifest_root is not None:
             resolved = file.resolve()
@@ -222,23 +265,31 @@ def documents_ingest(
     return summary
 
 
-def collect_files(paths: Sequence[Path]) -> list[Path]:
-    """The files to ingest under ``paths`` (see :func:`documents_ingest` for the rules),
-    in order, each once. Raises ``FileNotFoundError`` naming the first missing path."""
+def collect_files(paths: Sequence[Path]) -> CollectedFiles:
+    """The files to ingest under ``paths`` and the files skipped for an unsupported
+    extension (see :func:`documents_ingest` for the rules), each in order and once; a
+    file both named directly and skipped in a folder counts as named. Raises
+    ``FileNotFoundError`` naming the first missing path."""
     files: list[Path] = []
     seen: set[Path] = set()
+    skipped: dict[Path, Path] = {}  # resolved -> as found
     for given in paths:
         given = Path(given)
         if not given.exists():
             raise FileNotFoundError(f"no such file or folder: {given}")
         if given.is_dir():
-            found = sorted(
-                p for p in given.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in SUPPORTED_SUFFIXES
-                and p.name.lower() not in SKIPPED_FILE_NAMES
-                and not any(part.startswith(".") for part in p.relative_to(given).parts)
-            )
+            found = []
+            for p in sorted(given.rglob("*")):
+                if (
+                    not p.is_file()
+                    or p.name.lower() in SKIPPED_FILE_NAMES
+                    or any(part.startswith(".") for part in p.relative_to(given).parts)
+                ):
+                    continue
+                if p.suffix.lower() in SUPPORTED_SUFFIXES:
+                    found.append(p)
+                else:
+                    skipped.setdefault(p.resolve(), p)
         else:
             found = [given]
         for file in found:
@@ -246,7 +297,9 @@ def collect_files(paths: Sequence[Path]) -> list[Path]:
             if key not in seen:
                 seen.add(key)
                 files.append(file)
-    return files
+    return CollectedFiles(
+        files=files, skipped=[p for key, p in skipped.items() if key not in seen]
+    )
 
 
 def document_delete(*, document: Document) -> None:
@@ -269,6 +322,13 @@ def _file_digest(path: Path) -> tuple[str, int]:
             digest.update(block)
             size += len(block)
     return digest.hexdigest(), size
+
+
+def _trim(reason: str) -> str:
+    """``reason`` cut to ``_REASON_CHARS`` characters (an exception text can be huge)."""
+    if len(reason) <= _REASON_CHARS:
+        return reason
+    return reason[: _REASON_CHARS - 1].rstrip() + "…"
 
 
 def _metadata_fields(metadata: DocumentMetadata) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 from ciq.metrics import latency_summary, mean
 from retrieval.evaluation import corpus_workspace, document_paths, group_keys, load_jsonl
 from sessions.services import session_ask
-from sessions.writer import CITE_RE
+from verification.citations import cited_ids
 
 
 def evaluate_answers(
@@ -38,7 +38,7 @@ def evaluate_answers(
             verification_mode=verification_mode, jurisdictions=item.get("jurisdictions") or [],
         )
         by_chunk = {s["chunk_id"]: s["document_id"] for s in turn.sources}
-        cited_docs = {paths.get(by_chunk.get(cid)) for cid in CITE_RE.findall(turn.answer_markdown)}
+        cited_docs = {paths.get(by_chunk.get(cid)) for cid in cited_ids(turn.answer_markdown)}
         m = turn.metrics or {}
         record = {
             "error": turn.status == "error",

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from django.db import transaction
 from django.utils import timezone
 
 from sessions.models import EventType, ResearchSession, SessionEvent
@@ -69,25 +70,36 @@ class EventLog:
             created=timezone.now(),
         )
         event.hash = event_hash(self.hash, event_message(event))
-        event.save(force_insert=True)
+        with transaction.atomic():  # a failed insert must not poison a caller's transaction
+            event.save(force_insert=True)
         self.seq, self.hash = event.seq, event.hash
         return event
 
 
-def event_chain_verify(events: Iterable[SessionEvent]) -> list[str]:
+def event_chain_verify(
+    events: Iterable[SessionEvent], anchors: Iterable[tuple[int, str]] = ()
+) -> list[str]:
     """Recompute the hash chain of one session's events (in seq order).
 
-    Returns a list of problems (empty when the log is intact): a gap in seq, or an
-    event whose stored hash differs from the recomputed one (edited payload, type or
-    time, or a deleted/inserted row before it).
+    ``anchors``: ``(seq, hash)`` pairs recorded elsewhere (each turn's ``log_seq`` and
+    ``log_hash``); each must still be in the log, which shows a truncated log or one
+    rewritten with fresh hashes up to that point.
+    Returns a list of problems (empty when the log is intact): a gap in seq, an event
+    whose stored hash differs from the recomputed one (edited type, payload or time, or a
+    row deleted or inserted before it), or a missing or changed anchor.
     """
     problems: list[str] = []
     previous, expected_seq = GENESIS_HASH, 1
+    stored: dict[int, str] = {}
     for event in events:
         if event.seq != expected_seq:
             problems.append(f"seq {event.seq}: expected seq {expected_seq} (gap or reorder)")
         recomputed = event_hash(previous, event_message(event))
         if recomputed != event.hash:
             problems.append(f"seq {event.seq}: hash mismatch (event edited or chain broken)")
+        stored[event.seq] = event.hash
         previous, expected_seq = event.hash, event.seq + 1
+    for seq, anchor in anchors:
+        if stored.get(seq) != anchor:
+            problems.append(f"seq {seq}: anchored hash missing or changed (log truncated or rewritten)")
     return problems

@@ -10,7 +10,6 @@ import re
 from dataclasses import asdict, dataclass, field
 
 _SPLIT_RE = re.compile(r"\?\s+|;\s+|\n+|\s+and also\s+", re.IGNORECASE)
-LEVEL_ORDER = ["federal", "state", "county", "municipal", "private"]
 
 
 @dataclass

@@ -69,6 +69,10 @@ class Turn(models.Model):
     suggested_followups = models.JSONField(default=list, blank=True)
     assumptions = models.JSONField(default=list, blank=True)
     limitations = models.JSONField(default=list, blank=True)
+    # The session log's head when the turn ended: an anchor that shows truncation or a
+    # rewrite of the log up to here (sessions.events.event_chain_verify).
+    log_seq = models.PositiveIntegerField(null=True, blank=True)
+    log_hash = models.CharField(max_length=64, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     completed = models.DateTimeField(null=True, blank=True)
 
@@ -124,7 +128,7 @@ class EventType(models.TextChoices):
 class SessionEvent(models.Model):
     """Append-only event log: ``seq`` is dense per session (1, 2, 3, ...) and
     ``hash = sha256(previous hash + canonical JSON)``, so an auditor can prove the log
-    was not edited (DESIGN.md §3). Written only by ``sessions.events.event_append``.
+    was not edited (DESIGN.md §3). Written only by ``sessions.events.EventLog.emit``.
     """
 
     session = models.ForeignKey(ResearchSession, on_delete=models.CASCADE, related_name="events")

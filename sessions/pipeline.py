@@ -21,13 +21,14 @@ from django.utils import timezone
 
 from ciq.roles import role_backend
 from retrieval.confidence import retrieval_confidence
-from retrieval.index import index_get, query_terms
 from retrieval.search import Budget, RetrievalResult, chunks_retrieve
 from sessions.events import EventLog
 from sessions.memory import WorkingMemory
 from sessions.models import EventType, Mode, Revision, RunStatus, Turn
-from sessions.writer import CITE_RE, NOT_FOUND, WriteRequest, normalise_sentence
+from sessions.writer import NOT_FOUND, WriteRequest, normalise_sentence
+from verification.citations import cited_ids
 from verification.judge import EvidenceChunk
+from verification.models import Verdict
 from verification.scoring import COVERAGE_TARGET, ledger_metrics
 from verification.services import VerifiedClaim, claim_verify, claims_summary, ledger_save
 
@@ -35,14 +36,6 @@ logger = logging.getLogger(__name__)
 
 MAX_DRAFT_CYCLES = 2  # DESIGN.md §1: Draft revises while coverage < 85 % and cycle < 2
 MAX_ANSWER_CYCLES = 1
-
-
-class PipelineError(Exception):
-    """A run cannot go on; ``code`` is the ``error`` event's machine-readable code."""
-
-    def __init__(self, message: str, code: str = "pipeline_error"):
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass
@@ -62,13 +55,9 @@ class TurnRun:
     def __init__(self, turn: Turn):
         self.turn = turn
         self.session = turn.session
-        self.log = EventLog(self.session)
         self.started = time.perf_counter()
         self.first_delta_ms: float | None = None
-        self.stage = "plan"
-        self.writer = role_backend("writer")
-        self.skeptic = role_backend("skeptic")
-        self.judge = role_backend("judge")
+        self.stage = "setup"
 
     # -- helpers -----------------------------------------------------------------------
     def elapsed_ms(self) -> float:
@@ -81,26 +70,56 @@ class TurnRun:
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Turn:
         turn, session = self.turn, self.session
-        Turn.objects.filter(pk=turn.pk).update(status=RunStatus.PROCESSING)
-        type(session).objects.filter(pk=session.pk).update(status=RunStatus.PROCESSING)
         try:
+            Turn.objects.filter(pk=turn.pk).update(status=RunStatus.PROCESSING)
+            type(session).objects.filter(pk=session.pk).update(status=RunStatus.PROCESSING)
+            self.log = EventLog(session)
+            self.writer = role_backend("writer")
+            self.skeptic = role_backend("skeptic")
+            self.judge = role_backend("judge")
+            self.stage = "plan"
             self._run()
         except Exception as exc:  # every failure ends the turn visibly, never silently
-            code = exc.code if isinstance(exc, PipelineError) else "internal_error"
-            if not isinstance(exc, PipelineError):
-                logger.exception("Turn %s failed in stage %s", turn.pk, self.stage)
-            message = f"{self.stage}: {exc}"
-            self.log.emit(EventType.ERROR, message=message, code=code, stage=self.stage,
-                          turn=turn.index)
+            self._fail(exc)
+        turn.refresh_from_db()
+        return turn
+
+    def _fail(self, exc: Exception) -> None:
+        """Record a failure: an ``error`` event (when the log can still be written) and
+        status ``error`` on the turn and session, whatever else goes wrong.
+
+        Exceptions that carry a ``code`` (bad backend output, provider errors) are
+        expected and shown as they are; any other is an internal error whose details
+        go to the log and ``Turn.error`` but not into the client-facing event.
+        """
+        turn, session = self.turn, self.session
+        detail = f"{self.stage}: {exc}"
+        code = getattr(exc, "code", None)
+        if code is None:
+            code = "internal_error"
+            logger.exception("Turn %s failed in stage %s", turn.pk, self.stage)
+            message = f"{self.stage}: internal error ({type(exc).__name__})"
+        else:
+            message = detail
+        try:
+            # A fresh log: the failure may have been an event write (a concurrent run).
+            EventLog(session).emit(EventType.ERROR, message=message, code=code,
+                                   stage=self.stage, turn=turn.index)
+        except Exception:
+            logger.exception("Could not record the error event of turn %s", turn.pk)
+        finally:
             now = timezone.now()
             Turn.objects.filter(pk=turn.pk).update(
-                status=RunStatus.ERROR, error=message, completed=now
+                status=RunStatus.ERROR, error=detail, completed=now, **self._log_head()
             )
             type(session).objects.filter(pk=session.pk).update(
                 status=RunStatus.ERROR, completed=now
             )
-        turn.refresh_from_db()
-        return turn
+
+    def _log_head(self) -> dict:
+        """The session log's head as the turn ends: an anchor against truncation."""
+        last = self.session.events.order_by("-seq").values_list("seq", "hash").first()
+        return {"log_seq": last[0], "log_hash": last[1]} if last else {}
 
     def _run(self) -> None:
         turn, session = self.turn, self.session
@@ -129,10 +148,9 @@ class TurnRun:
 
         # Write, verify, revise.
         self.stage = "write"
-        weights = index_get().idf(query_terms(turn.question))
         request = WriteRequest(
             question=turn.question, mode=session.mode, chunks=result.chunks,
-            jurisdictions=session.jurisdictions, term_weights=weights,
+            jurisdictions=session.jurisdictions, term_weights=result.term_weights,
             context=memory.get_context(),
         )
         evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text) for c in result.chunks]
@@ -140,7 +158,7 @@ class TurnRun:
         titles = {c.chunk_id: c for c in result.chunks}
         cycle = self._cycle(0, request, evidence, chunk_pks, titles)
         while self._should_revise(cycle, result):
-            unsupported = [v for v in cycle.verified if v.judgement.verdict != "supported"]
+            unsupported = [v for v in cycle.verified if v.judgement.verdict != Verdict.SUPPORTED]
             self.stage = "revise"
             self.log.emit(EventType.REVISION_STARTED, cycle=cycle.number + 1, turn=turn.index,
                           reason=f"{len(unsupported)} claim(s) not supported; coverage "
@@ -150,9 +168,10 @@ class TurnRun:
             request = WriteRequest(**{**request.__dict__, "exclude": frozenset(exclude)})
             self.stage = "write"
             revised = self._cycle(cycle.number + 1, request, evidence, chunk_pks, titles)
-            if revised.text == cycle.text:
+            unchanged = revised.text == cycle.text
+            cycle = revised  # the last stored revision is the turn's answer and ledger
+            if unchanged:  # the Writer had nothing else to say
                 break
-            cycle = revised
         self._finish(cycle, result, memory)
 
     def _record_retrieval(self, result: RetrievalResult, memory: WorkingMemory) -> None:
@@ -195,7 +214,8 @@ class TurnRun:
             text += delta
             self.log.emit(EventType.CONTENT_CHUNK, delta=delta, full_content=text, cycle=number,
                           turn=turn.index)
-            for chunk_id in CITE_RE.findall(delta):
+            # Scan the text so far: a model may split a marker across two deltas.
+            for chunk_id in cited_ids(text):
                 if chunk_id not in numbers:
                     numbers[chunk_id] = len(numbers) + 1
                     source = titles.get(chunk_id)
@@ -223,10 +243,12 @@ class TurnRun:
                 EventType.CLAIM_VERIFIED, index=i, verdict=j.verdict, score=round(j.score, 4),
                 confidence=round(v.confidence, 4), level=v.level,
                 evidence_chunk_id=j.evidence_chunk_id, snippet=j.snippet, reasoning=j.reasoning,
+                supporting_chunk_ids=list(j.supporting_chunk_ids),
+                contradicting_chunk_ids=list(j.contradicting_chunk_ids),
                 ms=round(v.ms, 3), cycle=number, turn=turn.index,
             )
         metrics = ledger_metrics([v.judgement.verdict for v in verified], text,
-                                 len(CITE_RE.findall(text)))
+                                 len(cited_ids(text)))
         with transaction.atomic():
             revision = Revision.objects.create(
                 turn=turn, cycle=number, text=text, coverage=metrics["evidence_coverage"]
@@ -239,7 +261,7 @@ class TurnRun:
     def _should_revise(self, cycle: Cycle, result: RetrievalResult) -> bool:
         """Draft: while coverage < 85 % and cycle < 2. Answer: at most one revision, when
         a claim is unsupported and evidence (retrieved chunks) exists (DESIGN.md §1)."""
-        unsupported = any(v.judgement.verdict != "supported" for v in cycle.verified)
+        unsupported = any(v.judgement.verdict != Verdict.SUPPORTED for v in cycle.verified)
         if not unsupported or not result.chunks:
             return False
         if self.session.mode == Mode.DRAFT:
@@ -253,7 +275,7 @@ class TurnRun:
         summary = claims_summary(cycle.verified)
         self.log.emit(EventType.CONFIDENCE_CALCULATED, kind="claims", turn=turn.index, **summary)
         for v in cycle.verified:
-            if v.judgement.verdict != "supported":
+            if v.judgement.verdict != Verdict.SUPPORTED:
                 memory.gap(f"Unsupported ({v.judgement.verdict}): {v.draft.text[:160]}")
         if cycle.text.strip() == NOT_FOUND:
             memory.gap("No source passage answered the question.")
@@ -293,6 +315,7 @@ class TurnRun:
         )
         self.log.emit(EventType.GENERATION_COMPLETE, turn=turn.index, metrics=metrics,
                       answer_markdown=cycle.text)
+        Turn.objects.filter(pk=turn.pk).update(log_seq=self.log.seq, log_hash=self.log.hash)
 
 
 def turn_run(turn: Turn) -> Turn:
@@ -306,7 +329,7 @@ def turn_run(turn: Turn) -> Turn:
 
 def suggested_followups(text: str, result: RetrievalResult) -> list[str]:
     """Up to three follow-up questions about retrieved sections the answer did not cite."""
-    cited = set(CITE_RE.findall(text))
+    cited = set(cited_ids(text))
     questions: list[str] = []
     for chunk in result.chunks:
         heading = re.sub(r"^[#\s*]+", "", chunk.heading).strip(" .:")
@@ -332,7 +355,7 @@ def assumptions(session) -> list[str]:
 def limitations(cycle: Cycle, result: RetrievalResult) -> list[str]:
     """What a reader should keep in mind about this answer."""
     items = []
-    unsupported = sum(1 for v in cycle.verified if v.judgement.verdict != "supported")
+    unsupported = sum(1 for v in cycle.verified if v.judgement.verdict != Verdict.SUPPORTED)
     if unsupported:
         items.append(f"{unsupported} claim(s) could not be fully verified against the sources.")
     dates = [c.last_updated for c in result.chunks if c.last_updated]

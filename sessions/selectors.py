@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 
 from sessions.events import event_message
 from sessions.models import Turn
+from verification.citations import citation_numbers
 from verification.models import Claim
 
 
@@ -17,16 +18,6 @@ def turn_ledger(*, turn: Turn) -> QuerySet[Claim]:
         .select_related("ledger")
         .order_by("index")
     )
-
-
-def citation_numbers(text: str) -> dict[str, int]:
-    """Chunk id → footnote number, in order of first citation in ``text``."""
-    from sessions.writer import CITE_RE
-
-    numbers: dict[str, int] = {}
-    for chunk_id in CITE_RE.findall(text):
-        numbers.setdefault(chunk_id, len(numbers) + 1)
-    return numbers
 
 
 def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:

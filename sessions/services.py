@@ -48,7 +48,9 @@ def jurisdictions_clean(*, workspace: Workspace, jurisdictions: Sequence[str]) -
     if bad:
         raise ValidationError({"jurisdictions": f"Malformed jurisdiction code(s): {', '.join(bad)}."})
     present = set(
-        Document.objects.filter(workspace=workspace).values_list("jurisdiction", flat=True)
+        Document.objects.filter(workspace=workspace)
+        .values_list("jurisdiction", flat=True)
+        .distinct()
     )
     known = present | {a for code in present for a in jurisdiction_ancestors(code)}
     unknown = [c for c in codes if c not in known]

@@ -9,8 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from sessions.selectors import citation_numbers
-from sessions.writer import CITE_RE
+from verification.citations import number_citations
 
 VERDICT_STYLE = {
     "supported": "green", "weak": "yellow", "not_found": "magenta", "contradicted": "red",
@@ -19,12 +18,6 @@ VERDICT_STYLE = {
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def numbered(text: str) -> str:
-    """``text`` with each ``[cite:ID]`` replaced by its footnote number ``[n]``."""
-    numbers = citation_numbers(text)
-    return CITE_RE.sub(lambda m: f"[{numbers[m.group(1)]}]", text)
 
 
 def source_line(source: dict) -> str:
@@ -42,7 +35,7 @@ def render_turn(data: dict, console: Console) -> None:
     console.rule(Text(f"Q: {data['question'][:200]}", style="bold"))
     if data["status"] == "error":
         console.print(Text(f"Error: {data['error']}", style="bold red"))
-    answer = numbered(data["answer_markdown"]) or "(no answer)"
+    answer = number_citations(data["answer_markdown"]) or "(no answer)"
     console.print(Panel(Text(answer), title=f"Answer ({data['mode']})", expand=True))
 
     sources = {s["chunk_id"]: s for s in data["sources"]}

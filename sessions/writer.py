@@ -18,9 +18,9 @@ from typing import Protocol
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.search import RetrievedChunk
+from verification.citations import CITE_RE
 
 NOT_FOUND = "Not found in available sources."
-CITE_RE = re.compile(r"\[cite:([0-9a-f]{12})\]")
 LEVEL_HEADINGS = [
     ("federal", "Federal"),
     ("state", "State"),
@@ -30,12 +30,14 @@ LEVEL_HEADINGS = [
 ]
 PERMITS_HEADING = "Required permits and licenses"
 _PERMIT_RE = re.compile(r"\b(permit|licen[cs]e|certificate of|variance|approval)s?\b", re.I)
-_REQUIRED_RE = re.compile(r"\b(required|must|shall|necessary|obtain|apply for|issued)\b", re.I)
+_REQUIRED_RE = re.compile(
+    r"\b(is required|are required|required (?:for|to|before)|must (?:obtain|apply|have|be issued)"
+    r"|shall (?:obtain|apply|be required|require)|apply for|is needed|prior to)\b",
+    re.I,
+)
 
 # Sentence selection (relevance = weighted query-term coverage, see _relevance).
 MIN_RELEVANCE = 0.2  # below this share of the question's weighted terms, a sentence is off-topic
-# A chunk far below the best one of the context is off-topic even if a sentence shares a word.
-MIN_CHUNK_SIMILARITY_RATIO = 0.3
 ANSWER_SENTENCES = 4
 DRAFT_SENTENCES = 18
 PER_CHUNK_LIMIT = {"answer": 2, "draft": 4}
@@ -82,14 +84,11 @@ def normalise_sentence(text: str) -> str:
     return " ".join(re.findall(r"\w+", CITE_RE.sub("", text).lower()))
 
 
-def strip_citations(text: str) -> str:
-    """``text`` without its ``[cite:…]`` markers."""
-    return re.sub(r"\s+([.;:!?])", r"\1", CITE_RE.sub("", text)).strip()
-
-
 _MARKUP_RE = re.compile(r"\{\{signature\}\}|\*\*|__|`|^\s*(?:#+|>|[-*+•])\s*", re.M)
 # List enumerators and section labels at the start of a sentence: "1.", "c.", "2)", "(b)",
 # "(iv)", "Section 3.", "Sec. 4.2" (the label is not part of the quoted statement).
+_CAPTION_RE = re.compile(r"^(?:§\s*)?\d+[A-Za-z]?(?:[.-]\d+[A-Za-z]?)+\s")
+_DANGLING_RE = re.compile(r"\b(?:and|or|but|the|of|to)[;,.]?$", re.I)
 _ENUMERATOR_RE = re.compile(
     r"^(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\)|(?:Section|SECTION|Sec\.)\s+[\w.-]+\.)\s+"
 )
@@ -111,6 +110,10 @@ def clean_sentence(raw: str) -> str | None:
         return None
     # A quote starts where a sentence starts: a capital, a digit, "§" or an opening quote.
     if text.endswith(":") or not (text[0].isupper() or text[0].isdigit() or text[0] in "§\"“"):
+        return None
+    # A section caption ("275.316 Notice of hearing; findings.") or a clause cut before
+    # its continuation ("…; and") is not a statement.
+    if _CAPTION_RE.match(text) and len(words) < 15 or _DANGLING_RE.search(text):
         return None
     if text[-1] in ";,":
         text = text[:-1] + "."
@@ -140,14 +143,15 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
     """Quotable sentences of the request's chunks with their relevance, best first."""
     weights = request.term_weights or {t: 1.0 for t in query_terms(request.question)}
     total = sum(weights.values())
-    floor = MIN_CHUNK_SIMILARITY_RATIO * max((c.similarity for c in request.chunks), default=0.0)
     found: list[Candidate] = []
     for chunk in request.chunks:
-        if chunk.similarity < floor:
-            continue
+        heading = normalise_sentence(chunk.heading)
         for position, (start, end) in enumerate(sentence_spans(chunk.text)):
             text = clean_sentence(chunk.text[start:end])
-            if text is None or normalise_sentence(text) in request.exclude:
+            if text is None:
+                continue
+            key = normalise_sentence(text)
+            if key in request.exclude or (heading and key == heading):
                 continue
             terms = frozenset(content_terms(text))
             relevance = _relevance(terms, weights, total)
@@ -237,19 +241,22 @@ class ExtractiveWriter:
         return "\n\n".join(parts)
 
     def _by_level(self, request, pool, limit, per_chunk, draft) -> str:
+        """Sections by jurisdiction level, spending one budget of ``limit`` sentences: each
+        level offers its best picks and the most relevant ones overall are kept."""
         parts = [f"# {_title(request.question)}"] if draft else []
-        per_level = max(2, limit // 2)
-        used: list[Candidate] = []
-        for level, heading in LEVEL_HEADINGS:
+        offers = []
+        for level, _ in LEVEL_HEADINGS:
             level_pool = [c for c in pool if c.chunk.jurisdiction_level == level]
-            picked = select(level_pool, limit=per_level, per_chunk=per_chunk)
-            if picked:
-                used.extend(picked)
-                parts.append(f"## {heading}")
-                parts.extend(_paragraphs(picked, max_paragraphs=2 if draft else 1))
+            offers += select(level_pool, limit=max(2, limit // 2), per_chunk=per_chunk)
+        used = sorted(offers, key=lambda c: -(c.relevance + 0.1 * c.chunk.score))[:limit]
         if not used:
             return NOT_FOUND
-        permits = _permits(used, pool)
+        for level, heading in LEVEL_HEADINGS:
+            picked = [c for c in used if c.chunk.jurisdiction_level == level]
+            if picked:
+                parts.append(f"## {heading}")
+                parts.extend(_paragraphs(picked, max_paragraphs=2 if draft else 1))
+        permits = _permits(used, pool)[: 4 if draft else 2]
         if permits:
             parts.append(f"## {PERMITS_HEADING}")
             parts.append("\n".join(permits))

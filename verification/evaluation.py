@@ -19,11 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ciq.metrics import latency_summary
+from ciq.roles import role_backend
 from ciq.text import STOPWORDS
-from verification.judge import EvidenceChunk, RuleJudge, prepare_chunk
+from retrieval.chunking import chunk_text
+from verification.judge import EvidenceChunk
 from verification.models import Verdict
 from verification.skeptic import ClaimDraft, claim_type, substantive_words
 
@@ -34,26 +38,14 @@ _PREDICTED = {
     Verdict.NOT_FOUND.value: "not_supported",
     Verdict.CONTRADICTED.value: "contradicted",
 }
-FALLBACK_WINDOW_WORDS = 250
 _PRONOUNS = frozenset("both they he she it its their neither either these those this each".split())
 QA_RE = re.compile(r"^\s*Question:\s*(?P<q>.*?)\s*\n\s*Answer:\s*(?P<a>.*)$", re.DOTALL)
 
 
 def _source_chunks(source: str) -> list[EvidenceChunk]:
-    """Chunks of one source: ``retrieval.chunking.chunk_text`` when available, else
-    ~250-word windows. Chunk ids are stable 12-hex digests of the chunk text."""
-    try:
-        from retrieval.chunking import chunk_text
-    except ImportError:  # the ingestion pipeline is optional for this offline tool
-        chunk_text = None
-    pieces: list[str] = []
-    if chunk_text is not None:
-        pieces = [source[c.char_start : c.char_end] for c in chunk_text(source)]
-    if not pieces:
-        words = list(re.finditer(r"\S+", source))
-        for i in range(0, len(words), FALLBACK_WINDOW_WORDS):
-            group = words[i : i + FALLBACK_WINDOW_WORDS]
-            pieces.append(source[group[0].start() : group[-1].end()])
+    """Chunks of one source, cut by the ingestion chunker (``retrieval.chunking``), so the
+    Judge sees the passages it would see in a turn. Ids are 12-hex digests of the text."""
+    pieces = [source[c.char_start : c.char_end] for c in chunk_text(source)]
     return [
         EvidenceChunk(hashlib.sha256(f"{i}:{p}".encode()).hexdigest()[:12], p)
         for i, p in enumerate(pieces)
@@ -141,13 +133,14 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
     Returns ``{"mode", "path", "overall": metrics, "datasets": {name: metrics}, "items":
     [{"id", "dataset", "label", "predicted", "verdict", "score", "reasoning"}, ...]}``;
     each metrics dict is :func:`binary_and_class_metrics` plus ``median_ms`` and
-    ``p95_ms``: per-claim time of ``RuleJudge.verify()`` alone, in milliseconds. Evidence
-    chunks of a source are prepared (split and indexed) before timing, as ingestion would
-    do once per document; items without a ``dataset`` go under "all". Raises ``ValueError``
+    ``p95_ms``: per-claim time of the configured Judge's ``verify()`` in milliseconds,
+    including the preparation of a source's chunks the first time the source is seen,
+    as in a turn, where the first claim pays for preparing the retrieved chunks. Items
+    without a ``dataset`` go under "all". Raises ``ValueError``
     on a line that is not valid JSON or lacks ``source``/``claim``/``label``, or has an
     unknown label.
     """
-    judge = RuleJudge()
+    judge = role_backend("judge")
     gold_by: dict[str, list[str]] = defaultdict(list)
     pred_by: dict[str, list[str]] = defaultdict(list)
     ms_by: dict[str, list[float]] = defaultdict(list)
@@ -169,8 +162,6 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
             chunks = chunk_cache.get(source)
             if chunks is None:
                 chunks = chunk_cache[source] = _source_chunks(source)
-                for c in chunks:
-                    prepare_chunk(c.text)
             text = claim_from_item(item)
             claim = ClaimDraft(
                 text=text,
@@ -204,7 +195,7 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
 
 def render_verification_report(report: dict, console: Console) -> None:
     """Print ``report`` (from :func:`evaluate_verification`) as rich tables."""
-    summary = Table(title=f"Judge evaluation ({report['mode']} mode) — {report['path']}")
+    summary = Table(title=f"Judge evaluation ({report['mode']} mode) — {escape(report['path'])}")
     for col in ("dataset", "n", "balanced acc.", "macro-F1", "F1 supported", "F1 not supp.",
                 "F1 contradicted", "median ms", "p95 ms"):
         summary.add_column(col, justify="left" if col == "dataset" else "right")
@@ -212,13 +203,13 @@ def render_verification_report(report: dict, console: Console) -> None:
     for name, m in sections:
         pc = m["per_class"]
         summary.add_row(
-            name, str(m["n"]), f"{m['balanced_accuracy']:.3f}", f"{m['macro_f1']:.3f}",
+            Text(name), str(m["n"]), f"{m['balanced_accuracy']:.3f}", f"{m['macro_f1']:.3f}",
             f"{pc['supported']['f1']:.3f}", f"{pc['not_supported']['f1']:.3f}",
             f"{pc['contradicted']['f1']:.3f}", f"{m['median_ms']:.2f}", f"{m['p95_ms']:.2f}",
         )
     console.print(summary)
     for name, m in sections:
-        table = Table(title=f"{name}: gold (rows) × predicted (columns)")
+        table = Table(title=f"{escape(name)}: gold (rows) × predicted (columns)")
         table.add_column("gold")
         for c in CLASSES:
             table.add_column(c, justify="right")

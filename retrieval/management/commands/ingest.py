@@ -1,7 +1,8 @@
 """``manage.py ingest PATH... --workspace NAME [--manifest manifest.csv]``.
 
 Thin: parse the arguments, call :func:`retrieval.services.documents_ingest`, render the
-progress and the summary. Bad files are reported and counted, not fatal: the exit code
+progress and the summary (with one line naming files in the folders that were skipped
+for an unsupported type). Bad files are reported and counted, not fatal: the exit code
 is non-zero only for usage errors (a missing path, a bad manifest, an empty workspace
 name).
 """
@@ -25,6 +26,8 @@ from rich.progress import (
 from ciq.services import workspace_get_or_create
 from retrieval.manifest import ManifestError
 from retrieval.services import IngestResult, IngestStatus, collect_files, documents_ingest
+
+SKIPPED_NAMES_SHOWN = 5  # file names listed in the "Skipped ..." line
 
 
 class Command(BaseCommand):
@@ -56,7 +59,11 @@ class Command(BaseCommand):
 
         stream = getattr(self.stdout, "_out", self.stdout)
         console = Console(file=stream, highlight=False, soft_wrap=True)
-        total = len(collect_files(paths))
+        try:
+            collected = collect_files(paths)
+        except FileNotFoundError as exc:
+            raise CommandError(str(exc)) from None
+        total = len(collected.files)
         show_bar = console.is_terminal and verbosity > 0 and total > 1
 
         def report(result: IngestResult, out: Console) -> None:
@@ -77,10 +84,11 @@ class Command(BaseCommand):
                         report(result, bar.console)
                         bar.advance(task)
 
-                    summary = documents_ingest(workspace=workspace, paths=paths,
+                    summary = documents_ingest(workspace=workspace, paths=collected,
                                                manifest=manifest, progress=progress)
             else:
-                summary = documents_ingest(workspace=workspace, paths=paths, manifest=manifest,
+                summary = documents_ingest(workspace=workspace, paths=collected,
+                                           manifest=manifest,
                                            progress=lambda result: report(result, console))
         except (FileNotFoundError, ManifestError) as exc:
             raise CommandError(str(exc)) from None
@@ -92,3 +100,13 @@ class Command(BaseCommand):
                 f"{summary.updated} updated, {summary.unchanged} unchanged, "
                 f"{summary.failed} failed; {summary.chunks} chunks."
             )
+            if summary.skipped:
+                console.print(skipped_line(summary.skipped))
+
+
+def skipped_line(skipped: list[str]) -> str:
+    """The line ``Skipped N file(s) with unsupported types: a.xyz, b.bin…``, naming the
+    first few of ``skipped`` (paths) by file name."""
+    names = ", ".join(escape(Path(p).name) for p in skipped[:SKIPPED_NAMES_SHOWN])
+    more = "…" if len(skipped) > SKIPPED_NAMES_SHOWN else ""
+    return f"Skipped {len(skipped)} file(s) with unsupported types: {names}{more}"

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from ciq.models import Workspace
 from ciq.selectors import workspace_get_by_name, workspace_list_for_user
-from sessions.models import Mode, VerificationMode
+from sessions.models import Mode, RunStatus, VerificationMode
 from sessions.selectors import turn_as_dict
 from sessions.services import session_ask
 from sessions.terminal import render_turn
@@ -54,7 +54,7 @@ class Command(BaseCommand):
             # Piped output (make demo > log) gets a readable width instead of rich's 80 columns.
             width = None if self.stdout.isatty() else 120
             render_turn(data, Console(file=self.stdout, width=width))
-        if turn.status == "error":
+        if turn.status == RunStatus.ERROR:
             raise CommandError(f"The run failed: {turn.error}")
 
     def _member(self, username: str, workspace: Workspace):
