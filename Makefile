@@ -17,7 +17,7 @@ DEMO_QUESTIONS := \
 .PHONY: demo test lint setup system-deps migrate ingest-samples evaluate lock clean
 
 $(VENV)/.installed: requirements.lock
-	@$(PYTHON) -m venv --help >/dev/null 2>&1 || $(MAKE) system-deps
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
@@ -25,10 +25,16 @@ $(VENV)/.installed: requirements.lock
 
 setup: $(VENV)/.installed
 
-# Debian packages the project needs (Python's venv module on a bare Debian).
+# Debian packages the project needs: on a bare Debian 12, Python's venv cannot bootstrap
+# pip (ensurepip) without python3-venv.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
 	@if command -v apt-get >/dev/null; then \
-		apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-venv; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) apt-get install -y -qq --no-install-recommends python3-venv python3.11-venv; \
+	else \
+		echo "Install Python 3.11 with its venv module (ensurepip), then run make again." >&2; \
+		exit 1; \
 	fi
 
 migrate: setup
