@@ -64,6 +64,9 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'ciq.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A fresh clone has no var/ yet; SQLite creates the file but not its folder.
+    if DATABASES["default"]["NAME"] not in ("", ":memory:"):
+        Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # WAL lets readers run while a writer ingests (DESIGN.md §5); the pragmas run on
     # every new connection.
     DATABASES["default"].setdefault("OPTIONS", {})
