@@ -25,6 +25,11 @@ _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 def su_score(substantive_words: Sequence[tuple[str, float]], word_scores: Sequence[float]) -> float:
     """SUScore = 1 − Σ(importance × (1 − score)) / Σ importance (DESIGN.md §1).
 
+    The sum runs over the claim's substantive words, and "score" is read as each word's
+    support by the evidence (the Judge's per-word scores); with one judge score for every
+    word the formula would collapse to that score. A backend that gives no per-word
+    support gets exactly that literal reading (``verification.services.claim_verify``).
+
     ``substantive_words``: ``[(word, importance), ...]`` from the Skeptic (importance 1.0 /
     0.95 / 0.8 / 0.7); ``word_scores``: per-word support in [0, 1] aligned with it (the
     Judge's ``Judgement.word_scores``). Returns a float in [0, 1]; 1.0 for a claim with no

@@ -64,7 +64,9 @@ def claim_verify(
     judgement = judge.verify(claim, evidence, mode=mode)
     ms = (time.perf_counter() - started) * 1000
     _check(claim, judgement)
-    su = su_score(claim.substantive_words, judgement.word_scores)
+    # No per-word support from the backend: the judge score stands for every word.
+    word_scores = judgement.word_scores or (judgement.score,) * len(claim.substantive_words)
+    su = su_score(claim.substantive_words, word_scores)
     confidence = claim_confidence(
         judgement.score, su, len(set(judgement.supporting_chunk_ids))
     )

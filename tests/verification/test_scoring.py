@@ -107,3 +107,19 @@ def test_zero_claims_do_not_divide_by_zero():
     assert metrics["contradiction_rate"] == 0.0
     assert metrics["gap_rate"] == 0.0
     assert metrics["targets_met"]["evidence_coverage"] is False
+
+
+def test_a_judge_without_per_word_support_gets_its_score_for_every_word():
+    from verification.judge import Judgement
+    from verification.services import claim_verify
+    from verification.skeptic import ClaimDraft
+
+    class PlainJudge:
+        def verify(self, claim, evidence, *, mode):
+            return Judgement("weak", 0.6, "", "", "partial", (), (), ())
+
+    claim = ClaimDraft("Docks need a permit.", "policy", (0, 20), (),
+                       (("Docks", 0.8), ("permit", 0.8)))
+    verified = claim_verify(claim=claim, evidence=[], mode="strict", judge=PlainJudge())
+    assert verified.su_score == pytest.approx(0.6)
+    assert verified.confidence == pytest.approx(0.5 * 0.6 + 0.3 * 0.6)
