@@ -27,6 +27,7 @@ class RetrievalConfidence:
     reason: str
 
     def as_dict(self) -> dict:
+        """JSON-ready copy (stored on the turn and sent in events)."""
         return asdict(self)
 
 

@@ -83,6 +83,7 @@ def is_span_hit(chunk: RetrievedChunk, item: dict) -> bool:
 
 
 def group_keys(item: dict) -> Iterable[tuple[str, str]]:
+    """The report groups an item counts in: overall, its source, its jurisdictions."""
     yield "overall", "all"
     yield "source", item.get("source", "all")
     yield "jurisdiction", ",".join(item.get("jurisdictions") or []) or "none"

@@ -61,14 +61,17 @@ class TurnRun:
 
     # -- helpers -----------------------------------------------------------------------
     def elapsed_ms(self) -> float:
+        """Milliseconds since the run started (one decimal)."""
         return round((time.perf_counter() - self.started) * 1000, 1)
 
     def reason(self, kind: EventType, text: str, **extra) -> None:
+        """Append a reasoning-trace event (thought, action, observation or conclusion)."""
         self.log.emit(kind, stage=self.stage, text=text, elapsed_ms=self.elapsed_ms(),
                       turn=self.turn.index, **extra)
 
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Turn:
+        """Run the turn; never raises for a failure inside it (see ``_fail``)."""
         turn, session = self.turn, self.session
         try:
             Turn.objects.filter(pk=turn.pk).update(status=RunStatus.PROCESSING)

@@ -65,6 +65,8 @@ class WriteRequest:
 
 
 class Writer(Protocol):
+    """What every Writer backend offers (extractive now; model-backed later)."""
+
     def stream(self, request: WriteRequest) -> Iterator[str]:
         """Yield the answer as text deltas."""
         ...
@@ -72,6 +74,9 @@ class Writer(Protocol):
 
 @dataclass(frozen=True)
 class Candidate:
+    """A quotable source sentence: its chunk, position in the chunk, cleaned text, Porter
+    terms and relevance to the question in [0, 1]."""
+
     chunk: RetrievedChunk
     position: int
     text: str

@@ -29,6 +29,9 @@ from verification.lexicon import (
 
 @dataclass(frozen=True)
 class ClaimInfo:
+    """What the Judge needs to know about one claim sentence: its content-word slots and
+    their weights, the names and numbers that must be grounded, and its stance."""
+
     groups: tuple[tuple[str, ...], ...]  # alternatives per slot: "return or destroy" is one slot
     labels: tuple[str, ...]          # the claim's word for each slot (for reasoning)
     prior: tuple[float, ...]         # weight multiplier per slot
@@ -53,6 +56,9 @@ _MODAL_WORDS = _DEONTIC | RESTRICTIVE | {"be", "been", "is", "are", "also"}
 
 
 def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
+    """The deontic stance of a token sequence: "restrict" (only / except), "prohibit",
+    "neg", "oblige", "permit" or "assert". Compared between claim and evidence to find
+    modality and negation clashes ("must" vs "may", "may not" vs "may")."""
     toks = set(tokens)
     neg = bool(toks & NEGATION) or bool(toks & PROHIBITION)
     oblige = bool(toks & OBLIGATION)

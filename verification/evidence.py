@@ -106,6 +106,7 @@ def token_term(token: str) -> str | None:
 
 
 def token_offsets(text: str) -> list[tuple[str, int]]:
+    """``[(lowercase token, character offset), ...]`` of ``text``, in order."""
     return [(m.group().lower(), m.start()) for m in TOKEN_RE.finditer(text)]
 
 
@@ -162,6 +163,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 @dataclass
 class Sentence:
+    """One evidence sentence: its span in the chunk, tokens with their terms, and the
+    quantities it states."""
+
     start: int
     end: int
     tokens: list[tuple[str, int]]           # (lowercase token, offset in sentence)
