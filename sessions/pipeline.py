@@ -28,7 +28,6 @@ from sessions.models import EventType, Mode, Revision, RunStatus, Turn
 from sessions.writer import NOT_FOUND, WriteRequest, normalise_sentence
 from verification.citations import cited_ids
 from verification.judge import EvidenceChunk
-from verification.models import Verdict
 from verification.scoring import COVERAGE_TARGET, ledger_metrics
 from verification.services import VerifiedClaim, claim_verify, claims_summary, ledger_save
 
@@ -161,7 +160,7 @@ class TurnRun:
         titles = {c.chunk_id: c for c in result.chunks}
         cycle = self._cycle(0, request, evidence, chunk_pks, titles)
         while self._should_revise(cycle, result):
-            unsupported = [v for v in cycle.verified if v.judgement.verdict != Verdict.SUPPORTED]
+            unsupported = [v for v in cycle.verified if not v.supported]
             self.stage = "revise"
             self.log.emit(EventType.REVISION_STARTED, cycle=cycle.number + 1, turn=turn.index,
                           reason=f"{len(unsupported)} claim(s) not supported; coverage "
@@ -264,7 +263,7 @@ class TurnRun:
     def _should_revise(self, cycle: Cycle, result: RetrievalResult) -> bool:
         """Draft: while coverage < 85 % and cycle < 2. Answer: at most one revision, when
         a claim is unsupported and evidence (retrieved chunks) exists (DESIGN.md §1)."""
-        unsupported = any(v.judgement.verdict != Verdict.SUPPORTED for v in cycle.verified)
+        unsupported = any(not v.supported for v in cycle.verified)
         if not unsupported or not result.chunks:
             return False
         if self.session.mode == Mode.DRAFT:
@@ -278,7 +277,7 @@ class TurnRun:
         summary = claims_summary(cycle.verified)
         self.log.emit(EventType.CONFIDENCE_CALCULATED, kind="claims", turn=turn.index, **summary)
         for v in cycle.verified:
-            if v.judgement.verdict != Verdict.SUPPORTED:
+            if not v.supported:
                 memory.gap(f"Unsupported ({v.judgement.verdict}): {v.draft.text[:160]}")
         if cycle.text.strip() == NOT_FOUND:
             memory.gap("No source passage answered the question.")
@@ -318,7 +317,7 @@ class TurnRun:
         )
         self.log.emit(EventType.GENERATION_COMPLETE, turn=turn.index, metrics=metrics,
                       answer_markdown=cycle.text)
-        Turn.objects.filter(pk=turn.pk).update(log_seq=self.log.seq, log_hash=self.log.hash)
+        Turn.objects.filter(pk=turn.pk).update(**self._log_head())
 
 
 def turn_run(turn: Turn) -> Turn:
@@ -358,7 +357,7 @@ def assumptions(session) -> list[str]:
 def limitations(cycle: Cycle, result: RetrievalResult) -> list[str]:
     """What a reader should keep in mind about this answer."""
     items = []
-    unsupported = sum(1 for v in cycle.verified if v.judgement.verdict != Verdict.SUPPORTED)
+    unsupported = sum(1 for v in cycle.verified if not v.supported)
     if unsupported:
         items.append(f"{unsupported} claim(s) could not be fully verified against the sources.")
     dates = [c.last_updated for c in result.chunks if c.last_updated]

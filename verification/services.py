@@ -50,6 +50,12 @@ class VerifiedClaim:
     level: str
     ms: float
 
+    @property
+    def supported(self) -> bool:
+        """Whether the Judge found the claim supported (weak, not_found and contradicted
+        all count as unsupported, DESIGN.md §1)."""
+        return self.judgement.verdict == Verdict.SUPPORTED
+
 
 def claim_verify(
     *, claim: ClaimDraft, evidence: Sequence[EvidenceChunk], mode: str, judge
@@ -88,8 +94,7 @@ def claims_summary(verified: Sequence[VerifiedClaim]) -> dict:
         "claims": len(verified),
         "levels": {lvl: sum(1 for v in verified if v.level == lvl)
                    for lvl in ("high", "medium", "low", "very_low")},
-        "unsupported": [i for i, v in enumerate(verified, 1)
-                        if v.judgement.verdict != Verdict.SUPPORTED],
+        "unsupported": [i for i, v in enumerate(verified, 1) if not v.supported],
         "recommendations": recommendations(
             [v.judgement.verdict for v in verified], [v.level for v in verified]
         ),
@@ -125,5 +130,5 @@ def ledger_save(
             contradicting_chunk_ids=list(v.judgement.contradicting_chunk_ids),
             verification_ms=round(v.ms, 3),
         )
-        for claim, v in zip(claims, verified, strict=False)
+        for claim, v in zip(claims, verified, strict=True)
     )
