@@ -18,6 +18,9 @@ DEMO_QUESTIONS := \
 
 $(VENV)/.installed: requirements.lock
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) system-deps
+	@for pkg in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q 'ok installed' || missing=1; \
+	done; [ -z "$$missing" ] || $(MAKE) system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
@@ -25,13 +28,18 @@ $(VENV)/.installed: requirements.lock
 
 setup: $(VENV)/.installed
 
-# Debian packages the project needs: on a bare Debian 12, Python's venv cannot bootstrap
-# pip (ensurepip) without python3-venv.
+# Debian packages the project needs: python3-venv (a bare Debian 12's venv cannot bootstrap
+# pip without it); WeasyPrint's Pango, HarfBuzz subsetting and a font (PDF export);
+# poppler-utils (pdftotext, export tests); Chromium and its driver (the browser test);
+# redis-server (the Redis channel-layer test; production may use any Redis).
+APT_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core \
+	poppler-utils chromium chromium-driver redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
 	@if command -v apt-get >/dev/null; then \
 		$(SUDO) apt-get update -qq && \
-		$(SUDO) apt-get install -y -qq --no-install-recommends python3-venv python3.11-venv; \
+		$(SUDO) apt-get install -y -qq --no-install-recommends python3-venv python3.11-venv \
+			$(APT_PACKAGES); \
 	else \
 		echo "Install Python 3.11 with its venv module (ensurepip), then run make again." >&2; \
 		exit 1; \

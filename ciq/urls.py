@@ -1,8 +1,10 @@
-"""Root URL configuration."""
+"""Root URL configuration: the web workbench, the REST API and the admin."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", include("api.urls")),
+    path("", include("web.urls")),
 ]

@@ -1,7 +1,8 @@
 """The append-only session event log (DESIGN.md §3, §4).
 
 Every event goes through ``EventLog.emit``, which stores a ``SessionEvent`` with the next
-dense ``seq`` and ``hash = sha256(previous hash + canonical JSON of the message)``. The
+dense ``seq`` and ``hash = sha256(previous hash + canonical JSON of the message)``, then,
+once stored for good (on commit), publishes it to the session's channel-layer group. The
 message is what clients receive: ``{"type", "session", "seq", "ts", ...payload}``.
 """
 
@@ -9,14 +10,40 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Iterable
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
 from sessions.models import EventType, ResearchSession, SessionEvent
 
 GENESIS_HASH = "0" * 64
+
+logger = logging.getLogger(__name__)
+
+
+def session_group(session_id: int) -> str:
+    """The channel-layer group that receives one session's events as they are stored."""
+    return f"session-{session_id}"
+
+
+def event_publish(message: dict) -> None:
+    """Send a stored event's message to its session's group (channel-layer message type
+    ``session.event``). Delivery is best effort: consumers catch up from the stored log
+    (DESIGN.md §4), so a channel-layer failure is logged, never raised."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(
+            session_group(message["session"]), {"type": "session.event", "message": message}
+        )
+    except Exception:
+        logger.warning("Could not publish event %s of session %s", message["seq"],
+                       message["session"], exc_info=True)
 
 
 def canonical_json(data: dict) -> str:
@@ -73,6 +100,8 @@ class EventLog:
         with transaction.atomic():  # a failed insert must not poison a caller's transaction
             event.save(force_insert=True)
         self.seq, self.hash = event.seq, event.hash
+        message = event_message(event)
+        transaction.on_commit(lambda: event_publish(message))
         return event
 
 

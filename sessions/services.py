@@ -107,6 +107,19 @@ def turn_create(*, session: ResearchSession, question: str) -> Turn:
     return Turn.objects.create(session=session, index=last + 1, question=question)
 
 
+def turn_start(turn: Turn) -> Turn:
+    """Queue ``turn`` for the background worker once the caller's transaction commits.
+
+    The run streams its events through the event log (DESIGN.md §4); callers return at
+    once with the pending turn. With the immediate task backend (tests) the run happens
+    on commit, in the caller's thread.
+    """
+    from sessions.tasks import turn_run_task  # the task module imports the pipeline
+
+    transaction.on_commit(lambda: turn_run_task.enqueue(turn.pk))
+    return turn
+
+
 def session_ask(**kwargs) -> Turn:
     """Create a session (arguments of ``session_create``) and run its first turn now.
 

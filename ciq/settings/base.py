@@ -19,17 +19,28 @@ DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
+    "daphne",  # first: its runserver serves the ASGI app (Channels)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
     "ciq.apps.CiqConfig",
     "retrieval.apps.RetrievalConfig",
     "verification.apps.VerificationConfig",
     "sessions.apps.SessionsConfig",
     "exports.apps.ExportsConfig",
+    "web.apps.WebConfig",
+    "api.apps.ApiConfig",
 ]
 
 MIDDLEWARE = [
@@ -44,6 +55,11 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "ciq.urls"
 WSGI_APPLICATION = "ciq.wsgi.application"
+ASGI_APPLICATION = "ciq.asgi.application"
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
 
 TEMPLATES = [
     {
@@ -91,6 +107,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 MEDIA_URL = "media/"
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
@@ -129,3 +146,24 @@ CIQ_WRITER = env("CIQ_WRITER", default="extractive")
 CIQ_SKEPTIC = env("CIQ_SKEPTIC", default="rules")
 CIQ_JUDGE = env("CIQ_JUDGE", default="rules")
 CIQ_INDEX = env("CIQ_INDEX", default="lexical")
+
+# --- Background work and live events (DESIGN.md §2, §4) ----------------------------------
+# Runs go to django-tasks' database backend and its ``db_worker`` process. Events reach
+# websocket consumers through the channel layer: in-memory by default (one process; the
+# consumer also tails stored events, so a separate worker still streams), Redis when
+# REDIS_URL is set (several processes and hosts).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+REDIS_URL = env("REDIS_URL", default="")
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
+    }}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- REST API (issue 4) ------------------------------------------------------------------
+
+# --- Model providers (issue 5) -----------------------------------------------------------
+
+# --- Dense and Pinecone retrieval (issue 5) ----------------------------------------------

@@ -1,0 +1,3 @@
+"""REST API v1 (Django REST framework)."""
+
+urlpatterns: list = []

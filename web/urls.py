@@ -1,0 +1,3 @@
+"""Web workbench pages (server-rendered)."""
+
+urlpatterns: list = []
