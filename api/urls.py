@@ -1,3 +1,36 @@
-"""REST API v1 (Django REST framework)."""
+"""REST API v1 (Django REST framework) and its OpenAPI 3 schema and docs pages.
 
-urlpatterns: list = []
+``/api/v1/…`` endpoints; ``/api/schema/`` (OpenAPI 3, YAML or ``?format=json``) and
+``/api/docs/`` (Swagger UI from drf-spectacular-sidecar's static files; ReDoc is left out
+because its page loads web fonts from Google).
+"""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from api.views.documents import DocumentDetailView, DocumentListView
+from api.views.records import SessionEventsView, SessionExportView, SessionLedgerView
+from api.views.sessions import SessionDetailView, SessionListView, TurnCreateView
+from api.views.workspaces import WorkspaceListView
+
+app_name = "api"
+
+v1 = [
+    path("auth/token/", obtain_auth_token, name="token"),
+    path("workspaces/", WorkspaceListView.as_view(), name="workspace-list"),
+    path("documents/", DocumentListView.as_view(), name="document-list"),
+    path("documents/<int:pk>/", DocumentDetailView.as_view(), name="document-detail"),
+    path("sessions/", SessionListView.as_view(), name="session-list"),
+    path("sessions/<int:pk>/", SessionDetailView.as_view(), name="session-detail"),
+    path("sessions/<int:pk>/turns/", TurnCreateView.as_view(), name="session-turns"),
+    path("sessions/<int:pk>/events/", SessionEventsView.as_view(), name="session-events"),
+    path("sessions/<int:pk>/ledger/", SessionLedgerView.as_view(), name="session-ledger"),
+    path("sessions/<int:pk>/export/", SessionExportView.as_view(), name="session-export"),
+]
+
+urlpatterns = [
+    path("v1/", include(v1)),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+]

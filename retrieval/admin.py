@@ -1,6 +1,22 @@
-from django.contrib import admin
+"""Documents and chunks in the admin; chunks are what ledgers cite, so they are read-only
+(ingestion is their only writer)."""
 
-from retrieval.models import Chunk, Document
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from ciq.admin import ReadOnlyAdminMixin
+from retrieval.models import Chunk, ChunkVector, Document
+
+
+def chunk_link(chunk: Chunk) -> str:
+    """HTML: the chunk id linked to its admin page, then its document's title linked to
+    the document's admin page (the chunk must have its document loaded)."""
+    return format_html(
+        '<a href="{}"><code>{}</code></a> in <a href="{}">{}</a>',
+        reverse("admin:retrieval_chunk_change", args=[chunk.pk]), chunk.chunk_id,
+        reverse("admin:retrieval_document_change", args=[chunk.document_id]), chunk.document.title,
+    )
 
 
 @admin.register(Document)
@@ -9,16 +25,37 @@ class DocumentAdmin(admin.ModelAdmin):
                     "source_type", "status", "last_updated", "updated"]
     list_filter = ["status", "jurisdiction_level", "lane", "source_type", "workspace"]
     search_fields = ["title", "citation_label", "source_path", "sha256"]
-    readonly_fields = ["sha256", "lane", "mime", "size_bytes", "page_count", "created", "updated"]
+    readonly_fields = ["sha256", "lane", "mime", "size_bytes", "page_count", "created", "updated",
+                       "chunks_link"]
     list_select_related = ["workspace"]
+
+    @admin.display(description="Chunks")
+    def chunks_link(self, document):
+        url = reverse("admin:retrieval_chunk_changelist") + f"?document__id__exact={document.pk}"
+        return format_html('<a href="{}">{} chunks</a>', url, document.chunks.count())
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["chunk_id", "document", "ordinal", "heading", "page_start", "token_count",
                     "jurisdiction", "lane"]
     list_filter = ["lane", "jurisdiction"]
     search_fields = ["chunk_id", "heading", "document__title"]
     list_select_related = ["document"]
-    raw_id_fields = ["document"]
+    readonly_fields = ["document_link"]
+    show_full_result_count = False
+
+    @admin.display(description="Document")
+    def document_link(self, chunk):
+        return chunk_link(chunk)
+
+
+@admin.register(ChunkVector)
+class ChunkVectorAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Stored embeddings: which chunks have a vector, from which model (read-only)."""
+
+    list_display = ["chunk", "workspace", "model", "dims"]
+    list_filter = ["model", "workspace"]
+    list_select_related = ["chunk", "workspace"]
+    exclude = ["vector"]
     show_full_result_count = False

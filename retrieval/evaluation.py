@@ -21,9 +21,14 @@ from pathlib import Path
 from ciq.metrics import latency_summary, mean
 from ciq.models import Workspace
 from ciq.services import workspace_get_or_create
+from retrieval.embedders import embedder_require
+from retrieval.index import DENSE_INDEXES, index_get
 from retrieval.models import Document
 from retrieval.search import Budget, RetrievedChunk, chunks_retrieve
-from retrieval.services import documents_ingest
+from retrieval.services import documents_ingest, workspace_embed
+
+# Retrievers ``evaluate retrieval --retriever`` compares on the same data.
+RETRIEVERS = ("lexical", "dense", "hybrid")
 
 _WS_RE = re.compile(r"\s+")
 
@@ -90,17 +95,32 @@ def group_keys(item: dict) -> Iterable[tuple[str, str]]:
 
 
 def evaluate_retrieval(
-    *, data: Path, corpus: Path, ks: list[int], workspace_name: str | None = None
+    *, data: Path, corpus: Path, ks: list[int], workspace_name: str | None = None,
+    retriever: str = "lexical",
 ) -> dict:
-    """Run every question of ``data`` against ``corpus`` and report recall@k and MRR.
+    """Run every question of ``data`` against ``corpus`` with ``retriever`` (one of
+    :data:`RETRIEVERS`; dense and hybrid use ``CIQ_EMBEDDER``) and report recall@k and MRR.
 
-    Returns ``{"ingest": {...}, "ks": [...], "groups": {"overall": {"all": row}, "source":
-    {...}, "jurisdiction": {...}}}`` where a row holds ``n``, ``doc_recall@k``,
-    ``span_recall@k`` (in [0, 1]), ``mrr``, ``doc_mrr`` and latency (median, p95 ms).
-    Raises ``ValueError`` for a malformed data file.
+    Returns ``{"retriever": ..., "ingest": {...}, "ks": [...], "groups": {"overall":
+    {"all": row}, "source": {...}, "jurisdiction": {...}}}`` where a row holds ``n``,
+    ``doc_recall@k``, ``span_recall@k`` (in [0, 1]), ``mrr``, ``doc_mrr`` and latency
+    (median, p95 ms; for dense and hybrid it includes embedding the question). For dense
+    and hybrid the corpus's chunks without a vector are embedded first;
+    ``ingest["embedding"]`` gives the model, chunks embedded now and seconds.
+    Raises ``ValueError`` for a malformed data file or an unknown retriever,
+    ``ImproperlyConfigured`` for dense or hybrid without an embedder.
     """
+    if retriever not in RETRIEVERS:
+        raise ValueError(f"retriever {retriever!r}: choose one of {', '.join(RETRIEVERS)}.")
     items = load_jsonl(data)
+    if retriever in DENSE_INDEXES:
+        embedder_require()  # before the corpus is ingested
     workspace, ingest = corpus_workspace(corpus, name=workspace_name)
+    if retriever in DENSE_INDEXES:
+        embedded = workspace_embed(workspace=workspace)
+        ingest["embedding"] = {"model": embedded.model, "embedded": embedded.embedded,
+                               "vectors": embedded.vectors, "seconds": round(embedded.seconds, 2)}
+    index = index_get(retriever)
     paths = document_paths(workspace, corpus)
     max_k = max(ks)
     budget = Budget.flat(max_k)
@@ -109,7 +129,7 @@ def evaluate_retrieval(
         started = time.perf_counter()
         result = chunks_retrieve(
             item["question"], workspace=workspace,
-            jurisdictions=item.get("jurisdictions") or [], budget=budget,
+            jurisdictions=item.get("jurisdictions") or [], budget=budget, index=index,
         )
         ms = (time.perf_counter() - started) * 1000
         doc_ranks = [i for i, c in enumerate(result.chunks, 1)
@@ -132,5 +152,5 @@ def evaluate_retrieval(
         row["doc_mrr"] = round(mean([1 / r["doc_rank"] if r["doc_rank"] else 0.0 for r in records]), 4)
         row.update(latency_summary([r["ms"] for r in records]))
         groups[kind][name] = row
-    return {"data": str(data), "corpus": str(corpus), "ingest": ingest, "ks": ks,
-            "groups": dict(groups)}
+    return {"data": str(data), "corpus": str(corpus), "retriever": retriever, "ingest": ingest,
+            "ks": ks, "groups": dict(groups)}

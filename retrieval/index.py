@@ -1,8 +1,11 @@
-"""Lexical chunk index: BM25 ranking over chunk text, heading and document title.
+"""Chunk indexes: the ``ChunkIndex`` interface, the lexical index (BM25 over chunk text,
+heading and document title) and the registry of backends.
 
-``ChunkIndex`` is the interface every index implements (SQLite FTS5 now; PostgreSQL
-full-text, dense and Pinecone later, DESIGN.md §5). ``index_get()`` returns the one picked
-in settings (``CIQ_INDEX``).
+``ChunkIndex`` is the interface every index implements: ``lexical`` (SQLite FTS5, here),
+``dense`` (exact cosine over in-database vectors, ``retrieval/dense.py``), ``hybrid``
+(both fused by reciprocal rank, ``retrieval/hybrid.py``) and ``pinecone`` (the vector
+index at scale, ``retrieval/pinecone_index.py``), DESIGN.md §5. ``index_get()`` returns
+the one picked in settings (``CIQ_INDEX``).
 """
 
 from __future__ import annotations
@@ -26,10 +29,26 @@ MAX_QUERY_TERMS = 48
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked chunk: its primary key and BM25 score (≥ 0, higher is better)."""
+    """One ranked chunk: its primary key and the evidence of the index that found it.
+
+    ``bm25`` ≥ 0 from the lexical ranking (0.0: not found lexically); ``cosine`` in
+    [-1, 1] from a dense ranking (None: not found densely); ``rrf`` > 0, the reciprocal
+    rank fusion score of a hybrid ranking (None: not fused). ``rank_score`` is the
+    score the index ranked by (higher is better).
+    """
 
     chunk_pk: int
-    bm25: float
+    bm25: float = 0.0
+    cosine: float | None = None
+    rrf: float | None = None
+
+    @property
+    def rank_score(self) -> float:
+        if self.rrf is not None:
+            return self.rrf
+        if self.cosine is not None:
+            return self.cosine
+        return self.bm25
 
 
 class ChunkIndex(Protocol):
@@ -117,23 +136,34 @@ class SQLiteFTSIndex:
         return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
 
 
-INDEXES: dict[str, type] = {"lexical": SQLiteFTSIndex}
+# Backends by name (dotted paths: the dense ones import this module).
+INDEXES: dict[str, str] = {
+    "lexical": "retrieval.index.SQLiteFTSIndex",
+    "dense": "retrieval.dense.DenseIndex",
+    "hybrid": "retrieval.hybrid.HybridIndex",
+    "pinecone": "retrieval.pinecone_index.PineconeIndex",
+}
+# Indexes that need an embedder (CIQ_EMBEDDER) for questions and chunks.
+DENSE_INDEXES = frozenset({"dense", "hybrid", "pinecone"})
 
 
-def index_get() -> ChunkIndex:
-    """The chunk index named by ``settings.CIQ_INDEX``.
+def index_get(name: str | None = None) -> ChunkIndex:
+    """The chunk index named ``name`` (default ``settings.CIQ_INDEX``).
 
-    Raises ``ImproperlyConfigured`` for an unknown name or for the lexical index on a
-    database other than SQLite (the PostgreSQL full-text backend is not built yet).
+    Raises ``ImproperlyConfigured`` for an unknown name, for the lexical index (also
+    inside ``hybrid``) on a database other than SQLite (the PostgreSQL full-text backend
+    is not built yet), and for a dense index without an embedder or a Pinecone index
+    without its key and host.
     """
     from django.core.exceptions import ImproperlyConfigured
+    from django.utils.module_loading import import_string
 
-    name = settings.CIQ_INDEX
+    name = name or settings.CIQ_INDEX
     if name not in INDEXES:
         raise ImproperlyConfigured(f"CIQ_INDEX={name!r}: choose one of {sorted(INDEXES)}.")
-    if name == "lexical" and connection.vendor != "sqlite":
+    if name in ("lexical", "hybrid") and connection.vendor != "sqlite":
         raise ImproperlyConfigured("The lexical index needs SQLite FTS5 (DATABASE_URL=sqlite://…).")
-    return INDEXES[name]()
+    return import_string(INDEXES[name])()
 
 
 def query_terms(query: str) -> list[str]:

@@ -112,9 +112,40 @@ class Chunk(models.Model):
 
     @property
     def pages(self) -> str:
-        """Human page reference: "p. 3", "pp. 3–4" or "" for documents without pages."""
-        if self.page_start is None:
-            return ""
-        if self.page_end in (None, self.page_start):
-            return f"p. {self.page_start}"
-        return f"pp. {self.page_start}–{self.page_end}"
+        """Human page reference (:func:`page_label`)."""
+        return page_label(self.page_start, self.page_end)
+
+
+def page_label(start: int | None, end: int | None) -> str:
+    """Human page reference: "p. 3", "pp. 3–4", or "" for a source without page numbers."""
+    if not start:
+        return ""
+    return f"p. {start}" if end in (None, start) else f"pp. {start}–{end}"
+
+
+class ChunkVector(models.Model):
+    """A chunk's embedding under one model (DESIGN.md §5: in-database vectors).
+
+    ``vector`` holds ``dims`` float32 values, little-endian, L2-normalised (so a dot
+    product is the cosine). ``model`` is the embedder's name (``minilm``,
+    ``openai:text-embedding-3-large``): a chunk may hold one vector per model, and a
+    search only ever compares vectors of the model that embedded the question.
+    ``workspace`` is copied from the document so a search reads one workspace's rows
+    without a join.
+    """
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="vectors")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=100)
+    dims = models.PositiveIntegerField()
+    vector = models.BinaryField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "model"], name="unique_chunk_vector_model"),
+        ]
+        indexes = [models.Index(fields=["workspace", "model"])]
+
+    def __str__(self) -> str:
+        return f"{self.model} vector of chunk {self.chunk_id}"

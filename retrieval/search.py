@@ -4,11 +4,18 @@
              └► STATE lane (state and federal chunks of the targets and the codes above)
              ─► cap per lane ─► merge ─► dedupe ─► similarity ─► rerank ─► keep K
 
-Similarity, in [0, 1], is ``coverage × bm25 / best_bm25``: the IDF-weighted share of the
-question's content terms the chunk contains (an absolute measure), scaled by the chunk's
-BM25 score relative to the best hit of the question (which keeps BM25's ranking). The
-best chunk's similarity is its coverage, so a question half of whose weighted terms
-appear nowhere cannot reach a similarity above 0.5.
+Similarity, in [0, 1], depends on the index (``CIQ_INDEX``), see :func:`hit_similarity`:
+
+- lexical: ``coverage × bm25 / best_bm25``: the IDF-weighted share of the question's
+  content terms the chunk contains (an absolute measure), scaled by the chunk's BM25
+  score relative to the best hit of the question (which keeps BM25's ranking). The best
+  chunk's similarity is its coverage, so a question half of whose weighted terms appear
+  nowhere cannot reach a similarity above 0.5.
+- dense, pinecone: ``max(0, cosine)`` of the question's and the chunk's vectors: absolute
+  and rank-keeping at once.
+- hybrid: ``max(coverage, max(0, cosine)) × rrf / best_rrf``: the better of the two
+  absolute measures, scaled by the fused rank score relative to the best hit (which keeps
+  the fusion's ranking); a chunk the dense lane did not find counts its coverage only.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from django.utils import timezone
 
 from ciq.models import Workspace
 from ciq.text import content_terms
-from retrieval.index import Hit, index_get, query_terms
+from retrieval.index import ChunkIndex, Hit, index_get, query_terms
 from retrieval.jurisdiction import statewide_jurisdictions
 from retrieval.models import Chunk, Lane
 
@@ -139,9 +146,20 @@ def term_coverage(terms: Sequence[str], idf: dict[str, float], text: str) -> flo
     return sum(idf.get(t, 0.0) for t in terms if t in present) / total
 
 
-def _lane_search(query, workspace_id, k, jurisdictions, lane) -> list[Hit]:
+def hit_similarity(hit: Hit, coverage: float, best: Hit) -> float:
+    """Similarity in [0, 1] of ``hit`` (see the module docstring): ``coverage`` is the
+    chunk's :func:`term_coverage`, ``best`` the question's best hit by ``rank_score``."""
+    if hit.rrf is not None:
+        absolute = max(coverage, max(0.0, hit.cosine or 0.0))
+        return absolute * (hit.rrf / best.rrf if best.rrf else 0.0)
+    if hit.cosine is not None:
+        return min(1.0, max(0.0, hit.cosine))
+    return coverage * (hit.bm25 / best.bm25 if best.bm25 > 0 else 0.0)
+
+
+def _lane_search(index, query, workspace_id, k, jurisdictions, lane) -> list[Hit]:
     try:
-        return index_get().search(
+        return index.search(
             query, workspace_id=workspace_id, k=k, jurisdictions=jurisdictions, lane=lane
         )
     finally:
@@ -152,13 +170,13 @@ def _lane_search(query, workspace_id, k, jurisdictions, lane) -> list[Hit]:
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ciq-lane")
 
 
-def _run_lanes(query, workspace_id, specs) -> list[list[Hit]]:
+def _run_lanes(index, query, workspace_id, specs) -> list[list[Hit]]:
     # Inside a transaction (tests, a caller's atomic block) another thread's connection
     # could not see uncommitted rows, so the lanes then run one after the other.
     if len(specs) > 1 and not connection.in_atomic_block:
-        futures = [_POOL.submit(_lane_search, query, workspace_id, *spec) for spec in specs]
+        futures = [_POOL.submit(_lane_search, index, query, workspace_id, *spec) for spec in specs]
         return [f.result() for f in futures]
-    return [_lane_search(query, workspace_id, *spec) for spec in specs]
+    return [_lane_search(index, query, workspace_id, *spec) for spec in specs]
 
 
 def _dedupe(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
@@ -183,6 +201,7 @@ def chunks_retrieve(
     jurisdictions: Sequence[str] = (),
     budget: Budget,
     extra_terms: str = "",
+    index: ChunkIndex | None = None,
 ) -> RetrievalResult:
     """Retrieve, merge, dedupe and rerank the chunks of ``workspace`` for ``query``.
 
@@ -190,9 +209,13 @@ def chunks_retrieve(
     chunks whose jurisdiction is a target; the STATE lane keeps state/federal chunks whose
     jurisdiction is a target or above one (``US-OR-Rivergrove`` also draws ``US-OR`` and
     ``US``). With ``ENABLE_PARALLEL_STATE_LANE`` off, one search covers both.
-    ``extra_terms`` (e.g. earlier turns' questions) widens the query.
+    ``extra_terms`` (e.g. earlier turns' questions) widens the query. ``index``: the
+    chunk index to search (default: :func:`retrieval.index.index_get`, ``CIQ_INDEX``).
     Returns chunks best first with ``rank`` set, and per-lane counts and top titles.
+    Raises what the index raises (a dense index: ``ImproperlyConfigured`` without an
+    embedder, ``EmbeddingError`` when the question cannot be embedded).
     """
+    index = index or index_get()
     text = f"{query} {extra_terms}".strip()
     targets = set(jurisdictions)
     local_filter = targets or None
@@ -206,17 +229,19 @@ def chunks_retrieve(
     else:
         specs = [(budget.merged_cap, (local_filter or set()) | (state_filter or set()) or None, None)]
         caps = [budget.merged_cap]
-    lane_hits = [hits[:cap] for hits, cap in zip(_run_lanes(text, workspace.pk, specs), caps, strict=True)]
+    lane_hits = [
+        hits[:cap] for hits, cap in zip(_run_lanes(index, text, workspace.pk, specs), caps, strict=True)
+    ]
 
-    all_hits = sorted((h for hits in lane_hits for h in hits), key=lambda h: -h.bm25)
+    all_hits = sorted((h for hits in lane_hits for h in hits), key=lambda h: -h.rank_score)
     rows = (
         Chunk.objects.filter(document__workspace=workspace)
         .select_related("document")
         .in_bulk([h.chunk_pk for h in all_hits])
     )
     terms = query_terms(text)
-    idf = index_get().idf(terms)
-    best = max((h.bm25 for h in all_hits), default=0.0)
+    idf = index.idf(terms)
+    best = all_hits[0] if all_hits else None
 
     candidates: list[RetrievedChunk] = []
     for hit in all_hits:
@@ -225,7 +250,7 @@ def chunks_retrieve(
             continue
         doc = chunk.document
         coverage = term_coverage(terms, idf, f"{doc.title}\n{chunk.heading}\n{chunk.text}")
-        similarity = coverage * (hit.bm25 / best if best > 0 else 0.0)
+        similarity = hit_similarity(hit, coverage, best)
         fresh = recency(doc.last_updated)
         candidates.append(
             RetrievedChunk(

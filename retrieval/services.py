@@ -1,8 +1,14 @@
 """Retrieval writes: ingesting and deleting documents (DESIGN.md §2, §3).
 
-Ingestion is extract → chunk → index. The lexical index (SQLite FTS5) follows the Chunk
-rows through database triggers (migration 0002), so writing chunks *is* indexing here;
-other index backends hook in where the chunks are written.
+Ingestion is extract → chunk → (embed) → index. The lexical index (SQLite FTS5) follows
+the Chunk rows through database triggers (migration 0002), so writing chunks *is*
+indexing here. With an embedder (``CIQ_EMBEDDER``) each document's chunks are embedded in
+batches before its transaction and their vectors written with the chunks
+(``ChunkVector``); with ``CIQ_INDEX=pinecone`` the vectors are upserted to (and removed
+chunks deleted from) the workspace's Pinecone namespace once the transaction commits. An
+embedding or Pinecone failure never loses a document: it is stored without vectors (or
+without its Pinecone copy), a warning says so, and :func:`workspace_embed` (``manage.py
+embed``) fills the gap.
 
 Idempotence: a document is keyed by ``(workspace, source_path)`` and identified by the
 sha256 of its bytes. The same bytes again are "unchanged" (no new rows, chunk ids are a
@@ -19,11 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+from django.conf import settings
 from django.core.files import File
 from django.db import models, transaction
 
 from ciq.models import Workspace
 from retrieval.chunking import chunk_id_for, chunk_text
+from retrieval.dense import embedding_text, vectors_store
+from retrieval.embedders import Embedder, EmbeddingError, embedder_get, embedder_require
 from retrieval.extract import (
     SUPPORTED_SUFFIXES,
     ExtractedText,
@@ -33,6 +43,7 @@ from retrieval.extract import (
 )
 from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
 from retrieval.models import Chunk, Document, JurisdictionLevel
+from retrieval.pinecone_index import PineconeSyncError, vectors_push, vectors_remove
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +51,7 @@ logger = logging.getLogger(__name__)
 SKIPPED_FILE_NAMES = frozenset({"manifest.csv", "sources.csv", "readme.md", "sources.md"})
 _STORED_STEM_CHARS = 60  # FileField max_length is 100 including "documents/YYYY/MM/"
 _REASON_CHARS = 300  # longest failure reason kept from an unexpected exception
+_EMBED_SLICE = 512  # chunks embedded and committed together by workspace_embed
 
 
 class IngestStatus(models.TextChoices):
@@ -56,7 +68,9 @@ class IngestResult:
     ``status``: an :class:`IngestStatus` value. ``document``: the row written or found
     (``None`` only if even the failure could not be recorded). ``chunks``: the
     document's chunk count after ingest (0 when failed). ``error``: the reason of a
-    failure, for a person ("" otherwise). ``path``: the file as given.
+    failure, for a person ("" otherwise). ``path``: the file as given. ``warning``: what
+    went wrong without failing the document (its chunks could not be embedded), "" if
+    nothing.
     """
 
     document: Document | None
@@ -64,6 +78,7 @@ class IngestResult:
     chunks: int
     error: str
     path: str
+    warning: str = ""
 
 
 @dataclass
@@ -139,7 +154,10 @@ def document_ingest(
     "could not be read (TypeName: message)", at most 300 characters). Extraction and
     chunking run before the database transaction; the Document and all its Chunks are
     written in one ``transaction.atomic()``, so a failure leaves no partial rows. Chunk
-    ``token_count`` is the chunk's word count.
+    ``token_count`` is the chunk's word count. With ``CIQ_EMBEDDER`` set, the chunks are
+    embedded (title, heading and text) before the transaction and their vectors written
+    in it; an embedding failure keeps the document, without vectors, and sets
+    ``warning``. ``ImproperlyConfigured`` (e.g. no API key) is raised.
     """
     path = Path(path)
     shown = str(path)
@@ -204,10 +222,25 @@ def document_ingest(
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
                                reason="no text to index")
 
+    embedder = embedder_get()
+    vectors, warning = None, ""
+    if embedder is not None:
+        if metadata is not None:
+            title = metadata.title
+        else:
+            title = at_path.title if at_path is not None else default_metadata(path).title
+        try:
+            vectors = embedder.embed([
+                embedding_text(title, span.heading, extracted.text[span.char_start : span.char_end])
+                for span in spans
+            ])
+        except EmbeddingError as exc:
+            warning = _not_embedded(workspace, exc)
     try:
         document, status = _write_document(
             workspace=workspace, path=path, source_path=source_path, metadata=metadata,
             at_path=at_path, sha256=sha256, size=size, extracted=extracted, spans=spans,
+            vectors=vectors, embedder=embedder,
         )
     except Exception as exc:  # one bad document must not stop a batch of hundreds
         logger.exception("ingest of %s failed while writing", path)
@@ -217,7 +250,7 @@ def document_ingest(
             reason=_trim(f"could not be saved ({type(exc).__name__}: {exc})"),
         )
     return IngestResult(document=document, status=status, chunks=len(spans), error="",
-                        path=shown)
+                        path=shown, warning=warning)
 
 
 def documents_ingest(
@@ -303,11 +336,71 @@ def collect_files(paths: Sequence[Path]) -> CollectedFiles:
 
 
 def document_delete(*, document: Document) -> None:
-    """Delete ``document``: its chunks go by cascade (and leave the FTS5 index by
-    trigger); the stored file copy is removed once the transaction commits."""
+    """Delete ``document``: its chunks and vectors go by cascade (and leave the FTS5 index
+    by trigger); the stored file copy, and with ``CIQ_INDEX=pinecone`` the chunks'
+    Pinecone vectors, are removed once the transaction commits."""
     with transaction.atomic():
         _delete_file_on_commit(document.file.name)
+        _pinecone_sync_on_commit(workspace_id=document.workspace_id,
+                                 removed=_chunk_ids(document))
         document.delete()
+
+
+@dataclass
+class EmbedSummary:
+    """Totals of one :func:`workspace_embed` run: ``model`` (embedder name); ``embedded``:
+    chunks embedded now; ``vectors``: the workspace's chunks with a vector of ``model``
+    afterwards, of ``chunks`` ready chunks; ``pushed``: vectors upserted to Pinecone
+    (``CIQ_INDEX=pinecone``); ``seconds``: wall-clock time of the embedding alone."""
+
+    model: str
+    embedded: int = 0
+    vectors: int = 0
+    chunks: int = 0
+    pushed: int = 0
+    seconds: float = 0.0
+
+
+def workspace_embed(
+    *,
+    workspace: Workspace,
+    embedder: Embedder | None = None,
+    everything: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> EmbedSummary:
+    """Embed the workspace's chunks that have no vector of ``embedder`` (default: the
+    configured one; ``everything``: all of them again) in slices of 512 chunks, each
+    slice committed on its own, so an interrupted run keeps what it did. With
+    ``CIQ_INDEX=pinecone`` all the workspace's vectors are then upserted to its namespace
+    (upserts overwrite: running again is safe). ``progress`` gets the chunks embedded
+    so far.
+
+    Raises ``ImproperlyConfigured`` without an embedder, ``EmbeddingError`` and
+    ``PineconeSyncError`` (slices committed before the failure stay).
+    """
+    embedder = embedder or embedder_require()
+    ready = Chunk.objects.filter(document__workspace=workspace,
+                                 document__status=Document.Status.READY)
+    todo = ready if everything else ready.exclude(vectors__model=embedder.name)
+    pks = list(todo.order_by("pk").values_list("pk", flat=True))
+    summary = EmbedSummary(model=embedder.name, chunks=ready.count())
+    started = time.perf_counter()
+    for start in range(0, len(pks), _EMBED_SLICE):
+        chunks = list(Chunk.objects.filter(pk__in=pks[start : start + _EMBED_SLICE])
+                      .select_related("document").order_by("pk"))
+        vectors = embedder.embed(
+            [embedding_text(c.document.title, c.heading, c.text) for c in chunks]
+        )
+        with transaction.atomic():
+            vectors_store(chunks=chunks, vectors=vectors, model=embedder.name)
+        summary.embedded += len(chunks)
+        if progress is not None:
+            progress(summary.embedded)
+    summary.seconds = time.perf_counter() - started
+    summary.vectors = ready.filter(vectors__model=embedder.name).count()
+    if settings.CIQ_INDEX == "pinecone":
+        summary.pushed = vectors_push(workspace_id=workspace.pk, model=embedder.name)
+    return summary
 
 
 # --- internals ----------------------------------------------------------------------------
@@ -360,8 +453,22 @@ def _apply_metadata(*, document: Document, metadata: DocumentMetadata | None,
         document.full_clean(exclude=["file"])
         document.save()  # derives the lane; the FTS title follows by trigger
         document.chunks.update(jurisdiction=document.jurisdiction, lane=document.lane)
+    warning = ""
+    embedder = embedder_get()
+    if "title" in changed and embedder is not None:  # the title is part of each embedded text
+        rows = list(document.chunks.filter(vectors__model=embedder.name).select_related("document"))
+        try:
+            vectors = embedder.embed([embedding_text(document.title, c.heading, c.text) for c in rows])
+        except EmbeddingError as exc:
+            warning = _not_embedded(document.workspace, exc)
+        else:
+            with transaction.atomic():
+                vectors_store(chunks=rows, vectors=vectors, model=embedder.name)
+    # New metadata (jurisdiction, lane) for the Pinecone filter; runs at once here, or when
+    # a caller's transaction commits.
+    _pinecone_sync_on_commit(workspace_id=document.workspace_id, pushed=[document.pk])
     return IngestResult(document=document, status=IngestStatus.UPDATED, chunks=chunks, error="",
-                        path=path)
+                        path=path, warning=warning)
 
 
 def _write_document(
@@ -375,11 +482,15 @@ def _write_document(
     size: int,
     extracted: ExtractedText,
     spans: list,
+    vectors: np.ndarray | None,
+    embedder: Embedder | None,
 ) -> tuple[Document, str]:
-    """Write the Document and its Chunks in one transaction; returns (document, status).
+    """Write the Document, its Chunks and their ``vectors`` (one row per span, or None)
+    in one transaction; returns (document, status).
 
     The file copy is stored first (storage is not transactional) and removed again if
-    the transaction fails; a replaced copy is removed only after the commit.
+    the transaction fails; a replaced copy is removed only after the commit, as are
+    replaced chunks' Pinecone vectors (and the new ones are pushed).
     """
     document = at_path if at_path is not None else Document(workspace=workspace)
     status = IngestStatus.UPDATED if at_path is not None else IngestStatus.CREATED
@@ -408,10 +519,12 @@ def _write_document(
             document.error = ""
             document.full_clean(exclude=["file"])
             document.save()  # derives the lane from the level
+            removed: list[str] = []
             if at_path is not None:
+                removed = _chunk_ids(document)
                 Chunk.objects.filter(document=document).delete()
             text = extracted.text
-            Chunk.objects.bulk_create(
+            created = Chunk.objects.bulk_create(
                 [
                     Chunk(
                         document=document,
@@ -430,6 +543,12 @@ def _write_document(
                     for ordinal, span in enumerate(spans)
                 ],
                 batch_size=500,
+            )
+            if vectors is not None and embedder is not None:
+                vectors_store(chunks=created, vectors=vectors, model=embedder.name)
+            _pinecone_sync_on_commit(
+                workspace_id=workspace.pk, removed=removed,
+                pushed=[document.pk] if vectors is not None else [],
             )
             if old_file and old_file != stored_name:
                 _delete_file_on_commit(old_file)
@@ -459,6 +578,7 @@ def _record_failure(
                 for name, value in _metadata_fields(metadata or default_metadata(path)).items():
                     setattr(document, name, value)
             if at_path is not None:
+                _pinecone_sync_on_commit(workspace_id=workspace.pk, removed=_chunk_ids(document))
                 Chunk.objects.filter(document=document).delete()
                 _delete_file_on_commit(document.file.name)
                 document.file.name = ""
@@ -494,3 +614,41 @@ def _delete_file_on_commit(name: str) -> None:
     storage = Document._meta.get_field("file").storage
     transaction.on_commit(lambda: storage.delete(name))
 
+
+
+def _not_embedded(workspace: Workspace, exc: Exception) -> str:
+    """The warning for chunks stored without vectors, logged and returned."""
+    warning = (f"stored without vectors: {exc} Run `manage.py embed --workspace "
+               f"{workspace.name!r}` when the embedder is back.")
+    logger.warning("%s", warning)
+    return warning
+
+
+def _chunk_ids(document: Document) -> list[str]:
+    """The document's chunk ids when Pinecone holds copies of them (else none needed)."""
+    if settings.CIQ_INDEX != "pinecone" or document.pk is None:
+        return []
+    return list(Chunk.objects.filter(document=document).values_list("chunk_id", flat=True))
+
+
+def _pinecone_sync_on_commit(*, workspace_id: int, removed: Sequence[str] = (),
+                             pushed: Sequence[int] = ()) -> None:
+    """With ``CIQ_INDEX=pinecone``, once the transaction commits: delete the ``removed``
+    chunk ids from the workspace's namespace and upsert the vectors of the ``pushed``
+    documents. A failure is logged with the command that repairs it; the database,
+    which holds every vector, is unaffected."""
+    if settings.CIQ_INDEX != "pinecone" or not (removed or pushed):
+        return
+    embedder = embedder_get()
+
+    def sync() -> None:
+        try:
+            if removed:
+                vectors_remove(workspace_id=workspace_id, chunk_ids=removed)
+            if pushed and embedder is not None:
+                vectors_push(workspace_id=workspace_id, document_ids=pushed, model=embedder.name)
+        except PineconeSyncError as exc:
+            logger.error("%s The vectors are kept in the database: run `manage.py embed "
+                         "--workspace NAME` to push them again.", exc)
+
+    transaction.on_commit(sync)

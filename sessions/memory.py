@@ -22,6 +22,8 @@ class WorkingMemory:
     gathered: list[dict] = field(default_factory=list)
     gaps: list[str] = field(default_factory=list)
     previous_questions: list[str] = field(default_factory=list)
+    # Earlier turns' answers, citations removed and shortened (aligned with the questions).
+    previous_answers: list[str] = field(default_factory=list)
 
     def plan(self) -> list[str]:
         """Split the question into sub-goals: its sentences or clauses, plus one per target
@@ -41,10 +43,14 @@ class WorkingMemory:
             self.gaps.append(text)
 
     def get_context(self) -> str:
-        """A plain-text summary for prompts: sub-goals, earlier questions, sources, gaps."""
+        """A plain-text summary for prompts: sub-goals, earlier questions with a summary of
+        their answers, sources, gaps."""
         lines = ["Sub-goals:", *(f"- {g}" for g in self.sub_goals)]
         if self.previous_questions:
-            lines += ["Earlier questions in this session:", *(f"- {q}" for q in self.previous_questions)]
+            lines.append("Earlier turns in this session:")
+            for q, a in zip(self.previous_questions, self.previous_answers, strict=False):
+                lines += [f"- Q: {q}", f"  A: {a}"]
+            lines += [f"- Q: {q}" for q in self.previous_questions[len(self.previous_answers):]]
         if self.gathered:
             lines += ["Gathered:", *(f"- [{g['chunk_id']}] {g['title']}: {g['note']}" for g in self.gathered)]
         if self.gaps:

@@ -69,6 +69,16 @@ class Turn(models.Model):
     suggested_followups = models.JSONField(default=list, blank=True)
     assumptions = models.JSONField(default=list, blank=True)
     limitations = models.JSONField(default=list, blank=True)
+    permits = models.JSONField(
+        default=list, blank=True,
+        help_text='The "Required permits and licenses" items: [{"name", "agency", '
+                  '"jurisdiction", "link", "reference", "chunk_ids"}, ...].',
+    )
+    synthesis = models.JSONField(
+        default=dict, blank=True,
+        help_text="Two-lane synthesis fields of a model Writer: used_statewide, "
+                  "statewide_reason, applicability_check (empty otherwise).",
+    )
     # The session log's head when the turn ended: an anchor that shows truncation or a
     # rewrite of the log up to here (sessions.events.event_chain_verify).
     log_seq = models.PositiveIntegerField(null=True, blank=True)

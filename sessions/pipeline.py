@@ -1,33 +1,44 @@
 """The orchestrator: one run of the pipeline for one turn (DESIGN.md §1).
 
-    plan → retrieve (two lanes) → write (streamed) → extract claims → verify → (revise) → ledger
+    plan → retrieve (two lanes, + earlier turns' cited chunks) → write (streamed)
+         → extract claims → verify → (evidence gate, revise) → ledger
 
 Every step leaves a trace in the session's event log (DESIGN.md §4): reasoning events
-(thought / action / observation / conclusion), the streamed content, the claims and
-their verdicts. A failure at any step ends the turn with an ``error`` event and status
-``error``; what was completed before stays stored.
+(thought / action / observation / conclusion, one action/observation pair per model
+call), the streamed content (coalesced, see ``sessions.writer.coalesced``), the claims
+and their verdicts. A failure at any step ends the turn with an ``error`` event and
+status ``error``; what was completed before (revisions and their ledgers) stays stored.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 import statistics
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ciq.roles import role_backend
 from retrieval.confidence import retrieval_confidence
-from retrieval.search import Budget, RetrievalResult, chunks_retrieve
+from retrieval.models import Chunk
+from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.events import EventLog
 from sessions.memory import WorkingMemory
 from sessions.models import EventType, Mode, Revision, RunStatus, Turn
-from sessions.writer import NOT_FOUND, WriteRequest, normalise_sentence
-from verification.citations import cited_ids
+from sessions.prompts.answer import NO_INFORMATION
+from sessions.prompts.compliance import permits_parse
+from sessions.prompts.revision import Finding
+from sessions.writer import NOT_FOUND, WriteRequest, coalesced, normalise_sentence
+from verification.citations import cited_ids, strip_citations
 from verification.judge import EvidenceChunk
+from verification.models import ClaimType
 from verification.scoring import COVERAGE_TARGET, ledger_metrics
 from verification.services import VerifiedClaim, claim_verify, claims_summary, ledger_save
 
@@ -35,6 +46,13 @@ logger = logging.getLogger(__name__)
 
 MAX_DRAFT_CYCLES = 2  # DESIGN.md §1: Draft revises while coverage < 85 % and cycle < 2
 MAX_ANSWER_CYCLES = 1
+# Evidence gate (issue 5): below this coverage after the first text, the evidence is
+# clearly short; up to EXPANSION_QUERIES retrievals aimed at the unsupported claims add
+# passages before the (single) re-synthesis.
+EVIDENCE_GATE_COVERAGE = 0.5
+EXPANSION_QUERIES = 2
+ROLES = ("writer", "skeptic", "judge")
+ANSWER_SUMMARY_CHARS = 300
 
 
 @dataclass
@@ -57,6 +75,8 @@ class TurnRun:
         self.started = time.perf_counter()
         self.first_delta_ms: float | None = None
         self.stage = "setup"
+        self.backends: dict = {}
+        self.traced: dict[str, int] = {}  # role → model calls already in the trace
 
     # -- helpers -----------------------------------------------------------------------
     def elapsed_ms(self) -> float:
@@ -76,9 +96,8 @@ class TurnRun:
             Turn.objects.filter(pk=turn.pk).update(status=RunStatus.PROCESSING)
             type(session).objects.filter(pk=session.pk).update(status=RunStatus.PROCESSING)
             self.log = EventLog(session)
-            self.writer = role_backend("writer")
-            self.skeptic = role_backend("skeptic")
-            self.judge = role_backend("judge")
+            self.backends = {role: role_backend(role) for role in ROLES}
+            self.writer, self.skeptic, self.judge = (self.backends[r] for r in ROLES)
             self.stage = "plan"
             self._run()
         except Exception as exc:  # every failure ends the turn visibly, never silently
@@ -111,12 +130,42 @@ class TurnRun:
             logger.exception("Could not record the error event of turn %s", turn.pk)
         finally:
             now = timezone.now()
+            metrics = {**Turn.objects.get(pk=turn.pk).metrics, **self.token_metrics()}
             Turn.objects.filter(pk=turn.pk).update(
-                status=RunStatus.ERROR, error=detail, completed=now, **self._log_head()
+                status=RunStatus.ERROR, error=detail, completed=now, metrics=metrics,
+                **self._log_head()
             )
             type(session).objects.filter(pk=session.pk).update(
                 status=RunStatus.ERROR, completed=now
             )
+
+    def trace_calls(self, role: str) -> None:
+        """One reasoning action and observation per model call the role made since the
+        last trace (model-backed backends only: they keep a ``meter``)."""
+        meter = getattr(self.backends.get(role), "meter", None)
+        if meter is None:
+            return
+        calls = list(meter.calls)
+        for call in calls[self.traced.get(role, 0):]:
+            self.reason(EventType.REASONING_ACTION,
+                        f"Called {call['model']} as {role} ({call['purpose']}).",
+                        role=role, model=call["model"], prompt=call["purpose"])
+            self.reason(EventType.REASONING_OBSERVATION,
+                        f"{call['model']} answered in {call['ms']:.0f} ms: "
+                        f"{call['input_tokens']} input, {call['output_tokens']} output tokens.",
+                        role=role, **{k: call[k] for k in ("input_tokens", "output_tokens", "ms")})
+        self.traced[role] = len(calls)
+
+    def token_metrics(self) -> dict:
+        """``{"tokens": {role: total tokens}, "model_calls": {role: {"input_tokens",
+        "output_tokens", "calls"}}}`` of this turn (0 for the embedded backends)."""
+        detail = {role: meter.totals() for role in ROLES
+                  if (meter := getattr(self.backends.get(role), "meter", None))}
+        return {
+            "tokens": {role: detail[role]["input_tokens"] + detail[role]["output_tokens"]
+                       if role in detail else 0 for role in ROLES},
+            "model_calls": detail,
+        }
 
     def _log_head(self) -> dict:
         """The session log's head as the turn ends: an anchor against truncation."""
@@ -125,12 +174,12 @@ class TurnRun:
 
     def _run(self) -> None:
         turn, session = self.turn, self.session
+        earlier = list(session.turns.filter(index__lt=turn.index).order_by("index"))
         memory = WorkingMemory(
             question=turn.question,
             jurisdictions=list(session.jurisdictions),
-            previous_questions=list(
-                session.turns.filter(index__lt=turn.index).values_list("question", flat=True)
-            ),
+            previous_questions=[t.question for t in earlier],
+            previous_answers=[answer_summary(t.answer_markdown) for t in earlier],
         )
         goals = memory.plan()
         self.reason(EventType.REASONING_THOUGHT,
@@ -141,12 +190,15 @@ class TurnRun:
         scope = ", ".join(session.jurisdictions) or "all jurisdictions"
         self.reason(EventType.REASONING_ACTION,
                     f"Searching the local and statewide lanes ({scope}).")
+        budget = Budget.for_mode(session.mode)
         result = chunks_retrieve(
             turn.question, workspace=session.workspace, jurisdictions=session.jurisdictions,
-            budget=Budget.for_mode(session.mode),
-            extra_terms=" ".join(memory.previous_questions[-1:]),
+            budget=budget, extra_terms=" ".join(memory.previous_questions[-1:]),
         )
-        self._record_retrieval(result, memory)
+        carried = earlier_cited_chunks(earlier, result.chunks, workspace=session.workspace,
+                                       cap=budget.merged_cap)
+        result.chunks = ranked(result.chunks + carried)
+        self._record_retrieval(result, memory, carried=len(carried))
 
         # Write, verify, revise.
         self.stage = "write"
@@ -155,10 +207,8 @@ class TurnRun:
             jurisdictions=session.jurisdictions, term_weights=result.term_weights,
             context=memory.get_context(),
         )
-        evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text) for c in result.chunks]
-        chunk_pks = {c.chunk_id: c.chunk_pk for c in result.chunks}
-        titles = {c.chunk_id: c for c in result.chunks}
-        cycle = self._cycle(0, request, evidence, chunk_pks, titles)
+        cycle = self._cycle(0, request)
+        expanded = False
         while self._should_revise(cycle, result):
             unsupported = [v for v in cycle.verified if not v.supported]
             self.stage = "revise"
@@ -166,17 +216,49 @@ class TurnRun:
                           reason=f"{len(unsupported)} claim(s) not supported; coverage "
                                  f"{cycle.metrics['evidence_coverage']:.0%}",
                           unsupported=[v.draft.text for v in unsupported])
+            if not expanded and cycle.metrics["evidence_coverage"] < EVIDENCE_GATE_COVERAGE:
+                expanded = True
+                result.chunks = self._expand(result.chunks, unsupported, budget, memory)
             exclude = request.exclude | {normalise_sentence(v.draft.text) for v in unsupported}
-            request = WriteRequest(**{**request.__dict__, "exclude": frozenset(exclude)})
+            request = replace(
+                request, chunks=result.chunks, exclude=frozenset(exclude),
+                previous_text=cycle.text, context=memory.get_context(),
+                findings=tuple(Finding(v.draft.text, v.judgement.verdict, v.judgement.reasoning,
+                                       v.judgement.snippet) for v in unsupported),
+            )
             self.stage = "write"
-            revised = self._cycle(cycle.number + 1, request, evidence, chunk_pks, titles)
+            revised = self._cycle(cycle.number + 1, request)
             unchanged = revised.text == cycle.text
             cycle = revised  # the last stored revision is the turn's answer and ledger
             if unchanged:  # the Writer had nothing else to say
                 break
         self._finish(cycle, result, memory)
 
-    def _record_retrieval(self, result: RetrievalResult, memory: WorkingMemory) -> None:
+    def _expand(self, chunks: list[RetrievedChunk], unsupported, budget: Budget,
+                memory: WorkingMemory) -> list[RetrievedChunk]:
+        """The evidence gate: up to ``EXPANSION_QUERIES`` retrievals, one per unsupported
+        claim (the facets the evidence missed); new passages join the context, which
+        stays within ``budget.merged_cap`` more than the original."""
+        session, known = self.session, {c.chunk_id for c in chunks}
+        added: list[RetrievedChunk] = []
+        for v in unsupported[:EXPANSION_QUERIES]:
+            self.reason(EventType.REASONING_ACTION,
+                        f"Evidence is short: searching again for “{v.draft.text[:120]}”.")
+            found = chunks_retrieve(v.draft.text, workspace=session.workspace,
+                                    jurisdictions=session.jurisdictions, budget=budget).chunks
+            new = [c for c in found if c.chunk_id not in known][: budget.keep]
+            known |= {c.chunk_id for c in new}
+            added += new
+            for c in new:
+                memory.gather(chunk_id=c.chunk_id, title=c.document_title,
+                              note=c.heading or c.text[:120])
+            self.reason(EventType.REASONING_OBSERVATION,
+                        f"Found {len(new)} new passage(s) for the missing facet.",
+                        chunk_ids=[c.chunk_id for c in new])
+        return ranked(chunks + added[: budget.merged_cap])
+
+    def _record_retrieval(self, result: RetrievalResult, memory: WorkingMemory, *,
+                          carried: int = 0) -> None:
         session = self.session
         for chunk in result.chunks:
             memory.gather(chunk_id=chunk.chunk_id, title=chunk.document_title,
@@ -187,7 +269,7 @@ class TurnRun:
                 memory.gap(f"No source of jurisdiction {code} matched the question.")
         self.log.emit(
             EventType.RETRIEVAL_COMPLETED, turn=self.turn.index, lanes=result.lanes,
-            candidates=result.candidates, kept=len(result.chunks),
+            candidates=result.candidates, kept=len(result.chunks), carried=carried,
             chunks=[{"chunk_id": c.chunk_id, "title": c.document_title, "lane": c.lane,
                      "jurisdiction": c.jurisdiction, "score": c.score} for c in result.chunks],
         )
@@ -195,7 +277,8 @@ class TurnRun:
         self.reason(
             EventType.REASONING_OBSERVATION,
             f"Kept {len(result.chunks)} of {result.candidates} chunk(s): "
-            f"{lanes['local']['kept']} local, {lanes['state']['kept']} statewide.",
+            f"{lanes['local']['kept']} local, {lanes['state']['kept']} statewide"
+            + (f", and {carried} cited in earlier turns." if carried else "."),
         )
         confidence = retrieval_confidence(result.chunks, session.jurisdictions)
         self.turn.retrieval_confidence = confidence.as_dict()
@@ -204,13 +287,18 @@ class TurnRun:
         self.log.emit(EventType.CONFIDENCE_CALCULATED, kind="retrieval", turn=self.turn.index,
                       **confidence.as_dict())
 
-    def _cycle(self, number, request, evidence, chunk_pks, titles) -> Cycle:
+    def _cycle(self, number: int, request: WriteRequest) -> Cycle:
         turn = self.turn
+        evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text) for c in request.chunks]
+        chunk_pks = {c.chunk_id: c.chunk_pk for c in request.chunks}
+        titles = {c.chunk_id: c for c in request.chunks}
         self.reason(EventType.REASONING_ACTION,
                     f"Writing {'a revision' if number else 'the answer'} from "
                     f"{len(request.chunks)} chunk(s).", cycle=number)
         text, numbers = "", {}
-        for delta in self.writer.stream(request):
+        deltas = coalesced(self.writer.stream(request), interval_ms=settings.STREAM_INTERVAL_MS,
+                           min_chars=settings.STREAM_MIN_CHARS)
+        for delta in deltas:
             if self.first_delta_ms is None:
                 self.first_delta_ms = self.elapsed_ms()
             text += delta
@@ -229,16 +317,16 @@ class TurnRun:
                         known=source is not None,
                     )
 
+        self.trace_calls("writer")
         self.stage = "verify"
         claims = self.skeptic.extract(text)
+        self.trace_calls("skeptic")
         for i, claim in enumerate(claims, 1):
             self.log.emit(EventType.CLAIM_EXTRACTED, index=i, text=claim.text, claim_type=claim.type,
                           span=list(claim.span), cited_chunk_ids=list(claim.cited_chunk_ids),
                           cycle=number, turn=turn.index)
-        mode = self.session.verification_mode
         verified = []
-        for i, claim in enumerate(claims, 1):
-            v = claim_verify(claim=claim, evidence=evidence, mode=mode, judge=self.judge)
+        for i, v in enumerate(self._verify(claims, evidence), 1):
             verified.append(v)
             j = v.judgement
             self.log.emit(
@@ -249,6 +337,7 @@ class TurnRun:
                 contradicting_chunk_ids=list(j.contradicting_chunk_ids),
                 ms=round(v.ms, 3), cycle=number, turn=turn.index,
             )
+        self.trace_calls("judge")
         metrics = ledger_metrics([v.judgement.verdict for v in verified], text,
                                  len(cited_ids(text)))
         with transaction.atomic():
@@ -260,10 +349,30 @@ class TurnRun:
                       counts=metrics["counts"], coverage=metrics["evidence_coverage"])
         return Cycle(number, text, verified, metrics, revision)
 
+    def _verify(self, claims, evidence) -> Iterator[VerifiedClaim]:
+        """Verified claims in claim order. A Judge with ``concurrency`` > 1 (a model) gets
+        that many claims at once; on a failure the claims not yet started are dropped."""
+        mode = self.session.verification_mode
+
+        def verify(claim):
+            return claim_verify(claim=claim, evidence=evidence, mode=mode, judge=self.judge)
+
+        workers = min(getattr(self.judge, "concurrency", 1), len(claims))
+        if workers <= 1:
+            yield from map(verify, claims)
+            return
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ciq-judge")
+        try:
+            yield from pool.map(verify, claims)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     def _should_revise(self, cycle: Cycle, result: RetrievalResult) -> bool:
         """Draft: while coverage < 85 % and cycle < 2. Answer: at most one revision, when
-        a claim is unsupported and evidence (retrieved chunks) exists (DESIGN.md §1)."""
-        unsupported = any(not v.supported for v in cycle.verified)
+        a critical claim (any but an opinion) is unsupported and evidence (retrieved
+        chunks) exists (DESIGN.md §1)."""
+        unsupported = any(not v.supported and v.draft.type != ClaimType.OPINION
+                          for v in cycle.verified)
         if not unsupported or not result.chunks:
             return False
         if self.session.mode == Mode.DRAFT:
@@ -279,7 +388,7 @@ class TurnRun:
         for v in cycle.verified:
             if not v.supported:
                 memory.gap(f"Unsupported ({v.judgement.verdict}): {v.draft.text[:160]}")
-        if cycle.text.strip() == NOT_FOUND:
+        if cycle.text.strip() in (NOT_FOUND, NO_INFORMATION):
             memory.gap("No source passage answered the question.")
         times = [v.ms for v in cycle.verified]
         metrics = {
@@ -290,9 +399,7 @@ class TurnRun:
                 "per_claim_median": round(statistics.median(times), 3) if times else 0.0,
                 "per_claim_max": round(max(times), 3) if times else 0.0,
             },
-            # The embedded backends call no model, so they spend no tokens; model-backed
-            # roles record their usage here.
-            "tokens": {"writer": 0, "skeptic": 0, "judge": 0},
+            **self.token_metrics(),
             "revision_cycles": cycle.number,
             "retrieval": {"candidates": result.candidates, "kept": len(result.chunks)},
         }
@@ -300,9 +407,15 @@ class TurnRun:
         turn.claim_confidence = summary
         turn.metrics = metrics
         turn.working_memory = memory.snapshot()
-        turn.suggested_followups = suggested_followups(cycle.text, result)
-        turn.assumptions = assumptions(session)
-        turn.limitations = limitations(cycle, result)
+        synthesis = getattr(self.writer, "synthesis", None) or {}
+        turn.suggested_followups = (synthesis.get("suggested_followups")
+                                    or suggested_followups(cycle.text, result))
+        turn.assumptions = assumptions(session) + synthesis.get("assumptions", [])
+        turn.limitations = limitations(cycle, result, draft=session.mode == Mode.DRAFT) \
+            + synthesis.get("limitations", [])
+        turn.synthesis = {k: v for k, v in synthesis.items()
+                          if k in ("used_statewide", "statewide_reason", "applicability_check")}
+        turn.permits = permits_parse(cycle.text)
         turn.status = RunStatus.COMPLETED
         turn.completed = timezone.now()
         with transaction.atomic():
@@ -316,7 +429,8 @@ class TurnRun:
             f"confidence {summary['level']} after {cycle.number} revision(s).",
         )
         self.log.emit(EventType.GENERATION_COMPLETE, turn=turn.index, metrics=metrics,
-                      answer_markdown=cycle.text)
+                      answer_markdown=cycle.text,
+                      suggested_followups=turn.suggested_followups)
         Turn.objects.filter(pk=turn.pk).update(**self._log_head())
 
 
@@ -354,14 +468,65 @@ def assumptions(session) -> list[str]:
     return items
 
 
-def limitations(cycle: Cycle, result: RetrievalResult) -> list[str]:
-    """What a reader should keep in mind about this answer."""
+def limitations(cycle: Cycle, result: RetrievalResult, *, draft: bool = False) -> list[str]:
+    """What a reader should keep in mind about this answer. A draft still under the
+    coverage target after its revisions is accepted with a warning (DESIGN.md §1)."""
     items = []
-    unsupported = sum(1 for v in cycle.verified if not v.supported)
+    unsupported = [i for i, v in enumerate(cycle.verified, 1) if not v.supported]
+    if draft and unsupported and cycle.metrics["evidence_coverage"] < COVERAGE_TARGET:
+        items.append(
+            f"Accepted with warnings after {cycle.number} revision(s): evidence coverage "
+            f"{cycle.metrics['evidence_coverage']:.0%} is under the "
+            f"{COVERAGE_TARGET:.0%} target; unsupported claims (ledger #"
+            + ", #".join(map(str, unsupported)) + ") are flagged.")
     if unsupported:
-        items.append(f"{unsupported} claim(s) could not be fully verified against the sources.")
+        items.append(f"{len(unsupported)} claim(s) could not be fully verified against the "
+                     "sources.")
     dates = [c.last_updated for c in result.chunks if c.last_updated]
     if dates:
         items.append(f"Sources are as of their own dates (oldest {min(dates).isoformat()}); "
                      "later amendments are not reflected.")
     return items
+
+
+def answer_summary(text: str) -> str:
+    """An earlier answer for working memory: citations removed, at most
+    ``ANSWER_SUMMARY_CHARS`` characters (cut at a word)."""
+    flat = " ".join(strip_citations(text).split())
+    if len(flat) <= ANSWER_SUMMARY_CHARS:
+        return flat
+    return flat[:ANSWER_SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def ranked(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """``chunks`` in their order with ``rank`` renumbered from 1."""
+    return [replace(c, rank=i) for i, c in enumerate(chunks, 1)]
+
+
+def earlier_cited_chunks(
+    earlier: list[Turn], current: list[RetrievedChunk], *, workspace, cap: int
+) -> list[RetrievedChunk]:
+    """The chunks earlier turns of the session cited, most recent turn first, that are
+    not in ``current`` and still exist in ``workspace`` (a replaced document's chunks are
+    gone), as their turns saw them; at most ``cap`` − len(current) of them."""
+    room = cap - len(current)
+    seen = {c.chunk_id for c in current}
+    wanted: dict[str, dict] = {}
+    for turn in reversed(earlier):
+        cited = set(cited_ids(turn.answer_markdown))
+        for source in turn.sources:
+            if source["chunk_id"] in cited and source["chunk_id"] not in seen:
+                wanted.setdefault(source["chunk_id"], source)
+    if room <= 0 or not wanted:
+        return []
+    live = dict(Chunk.objects.filter(document__workspace=workspace, chunk_id__in=wanted)
+                .values_list("chunk_id", "pk"))
+    carried = []
+    for chunk_id, source in wanted.items():
+        if chunk_id in live:
+            updated = source["last_updated"]
+            carried.append(RetrievedChunk(**{
+                **source, "chunk_pk": live[chunk_id],
+                "last_updated": dt.date.fromisoformat(updated) if updated else None,
+            }))
+    return carried[:room]

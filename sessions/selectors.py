@@ -1,13 +1,70 @@
-"""Session reads: the ledger of a turn and whole-turn views for output and export."""
+"""Session reads: access scoped to the user's workspaces, the ledger of a turn and
+whole-turn views for output and export.
+
+"Not yours" and "does not exist" look the same (``Http404``): every read starts from
+:func:`ciq.selectors.workspace_list_for_user` (STYLE.md habit 3).
+"""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+from django.shortcuts import get_object_or_404
 
+from ciq.models import Workspace
+from ciq.selectors import workspace_list_for_user
 from sessions.events import event_message
-from sessions.models import Turn
+from sessions.models import ResearchSession, Turn
 from verification.citations import citation_numbers
 from verification.models import Claim
+
+
+def session_list_for_user(*, user: AbstractBaseUser) -> QuerySet[ResearchSession]:
+    """Sessions of every workspace ``user`` belongs to (anyone's in the workspace), newest
+    first, with ``workspace`` and ``user`` joined and ``turn_count`` annotated."""
+    return (
+        ResearchSession.objects.filter(workspace__in=workspace_list_for_user(user=user))
+        .select_related("workspace", "user")
+        .annotate(turn_count=Count("turns"))
+        .order_by("-created", "-pk")
+    )
+
+
+def session_get_for_user(*, user: AbstractBaseUser, session_id: int) -> ResearchSession:
+    """The session ``session_id`` if ``user`` is a member of its workspace (any member may
+    read it); ``Http404`` otherwise."""
+    return get_object_or_404(session_list_for_user(user=user), pk=session_id)
+
+
+def session_history_for_user(*, user: AbstractBaseUser, workspace: Workspace,
+                             query: str = "") -> QuerySet[ResearchSession]:
+    """The user's own sessions in ``workspace``, newest first, with ``turn_count`` and
+    the turns prefetched.
+
+    ``query`` (optional) keeps sessions whose title or any question contains it
+    (case-insensitive). The caller has checked membership of ``workspace``.
+    """
+    sessions = ResearchSession.objects.filter(workspace=workspace, user=user)
+    query = query.strip()
+    if query:
+        sessions = sessions.filter(Q(title__icontains=query) | Q(turns__question__icontains=query))
+    return (
+        sessions.annotate(turn_count=Count("turns", distinct=True))
+        .prefetch_related("turns")
+        .order_by("-created", "-pk")
+    )
+
+
+def turn_get(*, session: ResearchSession, index: int | None = None) -> Turn:
+    """Turn ``index`` of ``session`` (the latest when ``None``); ``Http404`` if absent."""
+    turns = session.turns.order_by("-index")
+    if index is not None:
+        turns = turns.filter(index=index)
+    turn = turns.first()
+    if turn is None:
+        raise Http404("No such turn.")
+    return turn
 
 
 def turn_ledger(*, turn: Turn) -> QuerySet[Claim]:
@@ -64,6 +121,8 @@ def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
         "suggested_followups": turn.suggested_followups,
         "assumptions": turn.assumptions,
         "limitations": turn.limitations,
+        "permits": turn.permits,
+        "synthesis": turn.synthesis,
         "revisions": [
             {"cycle": r.cycle, "coverage": r.coverage, "text": r.text}
             for r in turn.revisions.order_by("cycle")

@@ -10,8 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ciq.models import Workspace
-from retrieval.jurisdiction import jurisdiction_ancestors
-from retrieval.models import Document
+from retrieval.selectors import jurisdictions_known
 from sessions.events import EventLog
 from sessions.models import EventType, Mode, ResearchSession, Turn, VerificationMode
 from sessions.pipeline import turn_run
@@ -47,12 +46,7 @@ def jurisdictions_clean(*, workspace: Workspace, jurisdictions: Sequence[str]) -
     bad = [c for c in codes if not JURISDICTION_RE.match(c)]
     if bad:
         raise ValidationError({"jurisdictions": f"Malformed jurisdiction code(s): {', '.join(bad)}."})
-    present = set(
-        Document.objects.filter(workspace=workspace)
-        .values_list("jurisdiction", flat=True)
-        .distinct()
-    )
-    known = present | {a for code in present for a in jurisdiction_ancestors(code)}
+    known = jurisdictions_known(workspace=workspace)
     unknown = [c for c in codes if c not in known]
     if unknown:
         raise ValidationError({"jurisdictions": (

@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from retrieval.models import page_label
 from verification.citations import number_citations
 
 VERDICT_STYLE = {
@@ -24,10 +25,8 @@ def source_line(source: dict) -> str:
     """``21 C.F.R. § 117.5 (US, federal), p. 3`` style reference of a source snapshot."""
     label = source.get("citation_label") or source.get("document_title") or "?"
     ref = f"{label} ({source.get('jurisdiction')}, {source.get('jurisdiction_level')})"
-    start, end = source.get("page_start"), source.get("page_end")
-    if start:
-        ref += f", p. {start}" if end in (None, start) else f", pp. {start}–{end}"
-    return ref
+    pages = page_label(source.get("page_start"), source.get("page_end"))
+    return f"{ref}, {pages}" if pages else ref
 
 
 def render_turn(data: dict, console: Console) -> None:

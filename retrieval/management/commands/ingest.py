@@ -69,6 +69,8 @@ class Command(BaseCommand):
         def report(result: IngestResult, out: Console) -> None:
             if result.status == IngestStatus.FAILED:
                 out.print(f"[red]FAILED[/red] {escape(result.path)}: {escape(result.error)}")
+            elif result.warning:
+                out.print(f"[yellow]WARNING[/yellow] {escape(result.path)}: {escape(result.warning)}")
             elif verbosity >= 2:
                 out.print(f"{result.status:<9} {escape(result.path)} ({result.chunks} chunks)")
 

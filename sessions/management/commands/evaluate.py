@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 
@@ -24,6 +25,8 @@ class Command(BaseCommand):
         retrieval.add_argument("--corpus", type=Path, required=True)
         retrieval.add_argument("--k", default="1,5,10", help="Comma-separated cut-offs.")
         retrieval.add_argument("--workspace", help="Scratch workspace (default eval:<corpus>).")
+        retrieval.add_argument("--retriever", choices=["lexical", "dense", "hybrid"], default="lexical",
+                               help="Index to search; dense and hybrid embed with CIQ_EMBEDDER.")
         retrieval.add_argument("--json", action="store_true")
 
         answers = sub.add_parser("answers", help="The whole pipeline per question.")
@@ -66,6 +69,7 @@ class Command(BaseCommand):
 
             return evaluate_verification(data, mode=options["mode"]), "Verification"
         if target == "retrieval":
+            from retrieval.embedders import EmbeddingError
             from retrieval.evaluation import evaluate_retrieval
 
             try:
@@ -74,10 +78,15 @@ class Command(BaseCommand):
                 raise CommandError(f"--k {options['k']!r}: give whole numbers, e.g. 1,5,10.") from None
             if not ks or ks[0] < 1:
                 raise CommandError("--k needs cut-offs of at least 1.")
-            report = evaluate_retrieval(
-                data=data, corpus=corpus, ks=ks, workspace_name=options["workspace"]
-            )
-            return report, "Retrieval"
+            try:
+                report = evaluate_retrieval(
+                    data=data, corpus=corpus, ks=ks, workspace_name=options["workspace"],
+                    retriever=options["retriever"],
+                )
+            except (ImproperlyConfigured, EmbeddingError) as exc:
+                raise CommandError(str(exc)) from None
+            retriever = options["retriever"]
+            return report, "Retrieval" if retriever == "lexical" else f"Retrieval ({retriever})"
         from sessions.evaluation import evaluate_answers
 
         report = evaluate_answers(

@@ -1,0 +1,56 @@
+"""One place that turns service and request errors into API errors.
+
+Services raise Django's ``ValidationError`` with field messages (``question_clean``,
+``jurisdictions_clean``, ``documents_upload``...); the API answers them as DRF does its
+own: ``400 {"field": ["message", ...]}``. A view whose request fields are named
+differently from the service's arguments says so in ``service_error_fields``
+(``{"question": "query"}``); errors that name no field go under ``non_field_errors``
+unless the view maps that key too. Django's refusals to read a request (a body over
+``DATA_UPLOAD_MAX_MEMORY_SIZE``, over ``DATA_UPLOAD_MAX_NUMBER_FILES`` files or
+``…_FIELDS`` fields) become JSON 413/400 answers instead of Django's bare HTML 400.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import exceptions, status
+from rest_framework.serializers import as_serializer_error
+from rest_framework.settings import api_settings
+from rest_framework.views import exception_handler as drf_exception_handler
+
+NON_FIELD_ERRORS = api_settings.NON_FIELD_ERRORS_KEY
+
+
+class PayloadTooLarge(exceptions.APIException):
+    """413: the request body is over ``DATA_UPLOAD_MAX_MEMORY_SIZE``."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "payload_too_large"
+
+
+class Conflict(exceptions.APIException):
+    """409: the request clashes with the object's current state."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state."
+    default_code = "conflict"
+
+
+def exception_handler(exc, context):
+    """DRF's handler, plus Django ``ValidationError`` → 400 with field messages (renamed
+    by the view's ``service_error_fields`` mapping, if any), ``RequestDataTooBig`` → 413 and
+too many files or fields → 400, all as JSON like DRF's own errors.
+    """
+    if isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(
+            f"The request body is over the limit of {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.")
+    elif isinstance(exc, TooManyFilesSent | TooManyFieldsSent):
+        exc = exceptions.ParseError(str(exc))
+    if isinstance(exc, DjangoValidationError):
+        renames = getattr(context.get("view"), "service_error_fields", {})
+        detail = as_serializer_error(exc)
+        exc = exceptions.ValidationError({renames.get(k, k): v for k, v in detail.items()})
+    return drf_exception_handler(exc, context)

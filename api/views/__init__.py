@@ -1,0 +1,1 @@
+"""API views: parse input, check access, call one service or selector, respond."""

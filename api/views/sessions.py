@@ -1,0 +1,103 @@
+"""Research sessions: ``GET|POST /api/v1/sessions/``, ``GET /api/v1/sessions/<id>/``,
+``POST /api/v1/sessions/<id>/turns/``."""
+
+from django.db import transaction
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import Conflict
+from api.filters import SessionFilter
+from api.serializers.sessions import (
+    FollowUpSerializer,
+    SessionCreateSerializer,
+    SessionDetailSerializer,
+    SessionSerializer,
+    SessionStartedSerializer,
+    websocket_url,
+)
+from sessions.models import ResearchSession, RunStatus, Turn
+from sessions.selectors import session_get_for_user, session_list_for_user
+from sessions.services import session_create, turn_create, turn_start
+
+# The services call the question "question"; the API, as the issue does, "query".
+QUESTION_FIELDS = {"question": "query"}
+
+
+def started(request, turn: Turn) -> Response:
+    """201 with the session id, the status of the run just queued, the websocket URL
+    and the new turn."""
+    session = turn.session
+    data = SessionStartedSerializer({
+        "id": session.pk, "status": turn.status,
+        "websocket_url": websocket_url(request, session.pk),
+        "turn": {"index": turn.index, "question": turn.question, "status": turn.status},
+    }).data
+    location = request.build_absolute_uri(reverse("api:session-detail", args=[session.pk]))
+    return Response(data, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+
+class SessionListView(generics.ListAPIView):
+    """Sessions of the caller's workspaces, newest first; ``POST`` starts a new one."""
+
+    queryset = ResearchSession.objects.none()  # the model, for the schema; rows: get_queryset
+    serializer_class = SessionSerializer
+    filterset_class = SessionFilter
+    service_error_fields = QUESTION_FIELDS
+
+    def get_queryset(self):
+        return session_list_for_user(user=self.request.user)
+
+    @extend_schema(request=SessionCreateSerializer, responses={201: SessionStartedSerializer})
+    def post(self, request):
+        """Create a session and queue its first turn. The run streams on the websocket
+        and is stored: poll the detail or the events endpoint. A workspace that is not
+        the caller's is refused like one that does not exist (400 on ``workspace``)."""
+        form = SessionCreateSerializer(data=request.data, context={"request": request})
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        with transaction.atomic():
+            turn = session_create(
+                workspace=data["workspace"], question=data["query"], user=request.user,
+                mode=data["mode"], verification_mode=data["verification_mode"],
+                jurisdictions=data["jurisdictions"],
+            )
+            turn_start(turn)
+        return started(request, turn)
+
+
+class SessionDetailView(generics.RetrieveAPIView):
+    """A session with every turn: answer, citations, ledger, confidences, metrics."""
+
+    queryset = ResearchSession.objects.none()
+    serializer_class = SessionDetailSerializer
+    filter_backends: list = []
+
+    def get_queryset(self):
+        return session_list_for_user(user=self.request.user)
+
+
+class TurnCreateView(APIView):
+    """``POST /api/v1/sessions/<id>/turns/``: ask a follow-up in the same session."""
+
+    service_error_fields = QUESTION_FIELDS
+
+    @extend_schema(request=FollowUpSerializer, responses={
+        201: SessionStartedSerializer,
+        409: OpenApiResponse(description="The previous turn is still running."),
+    })
+    def post(self, request, pk: int):
+        """Queue a follow-up turn. 409 while the previous turn is still running (one run
+        writes a session's log at a time)."""
+        session = session_get_for_user(user=request.user, session_id=pk)
+        form = FollowUpSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        with transaction.atomic():
+            # Lock the session so two follow-ups at once cannot both pass the check.
+            session = ResearchSession.objects.select_for_update().get(pk=session.pk)
+            if session.turns.filter(status__in=[RunStatus.PENDING, RunStatus.PROCESSING]).exists():
+                raise Conflict("The previous turn is still running; ask again when it is done.")
+            turn = turn_start(turn_create(session=session, question=form.validated_data["query"]))
+        return started(request, turn)

@@ -1,0 +1,144 @@
+"""DOCX export with real Word footnotes.
+
+python-docx has no footnote API, so ``Footnotes`` adds the footnotes part through its
+XML layer: part ``/word/footnotes.xml`` related to the document with ``RT.FOOTNOTES``,
+the separator footnotes -1 and 0 that Word expects, the "footnote text" and "footnote
+reference" styles, and a ``w:footnoteReference`` run in the text for each note. Text is
+set through lxml (``w:t``), so it is escaped as XML.
+"""
+
+from __future__ import annotations
+
+import io
+
+from docx import Document
+from docx.enum.style import WD_STYLE_TYPE
+from docx.opc.constants import CONTENT_TYPE as CT
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.opc.packuri import PackURI
+from docx.opc.part import XmlPart
+from docx.oxml import OxmlElement, parse_xml
+from docx.oxml.ns import nsdecls, qn
+from docx.shared import Pt
+from docx.text.paragraph import Paragraph
+
+from exports.document import Block, Note, NoteRef, SessionDocument
+
+_FOOTNOTES_XML = (
+    f"<w:footnotes {nsdecls('w', 'r')}>"
+    '<w:footnote w:type="separator" w:id="-1"><w:p><w:pPr><w:spacing w:after="0" '
+    'w:line="240" w:lineRule="auto"/></w:pPr><w:r><w:separator/></w:r></w:p></w:footnote>'
+    '<w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:pPr><w:spacing '
+    'w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:r><w:continuationSeparator/>'
+    "</w:r></w:p></w:footnote></w:footnotes>"
+)
+
+
+class Footnotes:
+    """The footnotes part of one python-docx ``Document``; ``add`` places a note."""
+
+    def __init__(self, document):
+        self.document = document
+        self.element = parse_xml(_FOOTNOTES_XML)
+        part = XmlPart(PackURI("/word/footnotes.xml"), CT.WML_FOOTNOTES, self.element,
+                       document.part.package)
+        document.part.relate_to(part, RT.FOOTNOTES)
+        styles = document.styles
+        text = styles.add_style("footnote text", WD_STYLE_TYPE.PARAGRAPH)
+        text.style_id, text.base_style = "FootnoteText", styles["Normal"]
+        text.font.size = Pt(8)
+        text.paragraph_format.space_after = Pt(0)
+        ref = styles.add_style("footnote reference", WD_STYLE_TYPE.CHARACTER)
+        ref.style_id = "FootnoteReference"
+        ref.font.superscript = True
+        # Word's own files list the separators in the settings too.
+        pr = parse_xml(f'<w:footnotePr {nsdecls("w")}><w:footnote w:id="-1"/>'
+                       '<w:footnote w:id="0"/></w:footnotePr>')
+        document.settings.element.find(qn("w:compat")).addprevious(pr)
+        self.next_id = 1
+
+    def add(self, paragraph: Paragraph, note: Note) -> None:
+        """Put a reference to a new footnote holding ``note`` at the end of ``paragraph``."""
+        note_id = str(self.next_id)
+        self.next_id += 1
+        reference = paragraph.add_run(style="footnote reference")
+        reference._r.append(OxmlElement("w:footnoteReference", {qn("w:id"): note_id}))
+
+        footnote = OxmlElement("w:footnote", {qn("w:id"): note_id})
+        self.element.append(footnote)
+        p = OxmlElement("w:p")
+        footnote.append(p)
+        body = Paragraph(p, self.document.part)
+        body.style = "footnote text"
+        mark = body.add_run(style="footnote reference")
+        mark._r.append(OxmlElement("w:footnoteRef"))
+        body.add_run(f" {note.reference}. ")
+        body.add_run(f"“{note.snippet}”").italic = True
+
+
+def _inlines(paragraph: Paragraph, block: Block, footnotes: Footnotes) -> None:
+    for part in block.inlines:
+        if isinstance(part, NoteRef):
+            if part.first:
+                footnotes.add(paragraph, part.note)
+            else:  # Word numbers a footnote once; a later citation repeats its number
+                paragraph.add_run(str(part.note.number), style="footnote reference")
+            continue
+        run = paragraph.add_run(part.text)
+        run.bold, run.italic = part.strong or None, part.em or None
+        if part.code:
+            run.font.name = "DejaVu Sans Mono"
+
+
+def _block(document, block: Block, footnotes: Footnotes) -> None:
+    if block.kind == "heading":
+        paragraph = document.add_heading(level=min(block.level + 2, 9))
+    elif block.kind == "item":
+        paragraph = document.add_paragraph(style="List Paragraph")
+        paragraph.paragraph_format.left_indent = Pt(18 * block.level)
+        paragraph.add_run(f"{block.marker}\t")
+    else:
+        paragraph = document.add_paragraph()
+    _inlines(paragraph, block, footnotes)
+
+
+def _table(document, header: tuple[str, ...], rows) -> None:
+    table = document.add_table(rows=1, cols=len(header), style="Table Grid")
+    for cell, text in zip(table.rows[0].cells, header, strict=True):
+        cell.text = text
+        cell.paragraphs[0].runs[0].bold = True
+    for row in rows:
+        for cell, text in zip(table.add_row().cells, row, strict=True):
+            cell.text = text
+
+
+def render_docx(doc: SessionDocument) -> bytes:
+    """The session as a Word document (.docx), as bytes."""
+    document = Document()
+    document.core_properties.title = doc.title[:255]
+    document.core_properties.subject = f"CIQ research session {doc.session_id}"
+    footnotes = Footnotes(document)
+    document.add_heading(doc.title, level=0)
+    _table(document, ("Field", "Value"), doc.metadata)
+    for turn in doc.turns:
+        document.add_heading(f"Question {turn.index}", level=1)
+        document.add_paragraph(turn.question).runs[0].italic = True
+        document.add_heading("Answer", level=2)
+        if turn.error:
+            document.add_paragraph(f"Error: {turn.error}")
+        for block in turn.blocks:
+            _block(document, block, footnotes)
+        if turn.confidence:
+            document.add_heading("Confidence", level=2)
+            for line in turn.confidence:
+                document.add_paragraph(line)
+        document.add_heading("Evidence ledger", level=2)
+        _table(document, ("#", "Claim", "Verdict", "Score", "Confidence", "Source"), (
+            (str(r.index), r.claim, r.verdict_label, f"{r.score:.2f}",
+             f"{r.confidence:.2f} ({r.level})", r.source)
+            for r in turn.ledger
+        ))
+    document.add_paragraph(f"Event-log hash (sha256): {doc.log_hash or '—'}")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()

@@ -1,0 +1,39 @@
+// Ingestion progress on the documents page: while documents are pending, poll the
+// status endpoint and update each row (textContent only).
+(() => {
+  "use strict";
+  const line = document.getElementById("ingest-progress");
+  if (!line) return;
+  const rows = () => document.querySelectorAll("tr[data-document]");
+  const pendingShown = () => [...rows()].some((r) => r.querySelector('[data-role="status"]').textContent.trim() === "Pending");
+  if (!pendingShown()) return;
+  const total = [...rows()].filter((r) => r.querySelector('[data-role="status"]').textContent.trim() === "Pending").length;
+  line.hidden = false;
+
+  async function poll() {
+    const response = await fetch(line.dataset.statusUrl, {headers: {Accept: "application/json"}});
+    if (response.ok) {
+      const data = await response.json();
+      for (const doc of data.documents) {
+        const row = document.querySelector(`tr[data-document="${doc.id}"]`);
+        if (!row) continue;
+        const badge = row.querySelector('[data-role="status"]');
+        badge.textContent = doc.status_label;
+        badge.className = `badge doc-${doc.status}`;
+        row.querySelector('[data-role="chunks"]').textContent = doc.chunks;
+        const error = row.querySelector('[data-role="error"]');
+        error.textContent = doc.error;
+        error.hidden = !doc.error;
+      }
+      const done = Math.max(total - data.pending, 0);
+      line.querySelector('[data-role="text"]').textContent =
+        data.pending ? `Ingesting: ${done} of ${total} file(s) done…` : `Ingestion finished: ${total} file(s).`;
+      const bar = line.querySelector('[data-role="bar"]');
+      bar.max = total;
+      bar.value = done;
+      if (!data.pending) return;
+    }
+    setTimeout(poll, 1000);
+  }
+  poll();
+})();

@@ -1,0 +1,174 @@
+"""End to end in a real browser: daphne and the db_worker as subprocesses on a
+temporary SQLite database, driven by Playwright with Debian's Chromium.
+
+Log in, upload a sample document, ask about it, wait for the verified ledger, open a
+citation's chunk; then ask the Makefile's three demo questions and record the time from
+submit to the first streamed delta and to the complete ledger. The screenshots and
+``browser-timings.json`` land in ``var/test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(settings.BASE_DIR) / "var" / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+DOCKS = "samples/municipal/us-or-rivergrove/ordinances/2017-Ord-88-2017-Docks.md"
+DEMO_QUESTIONS = [  # the Makefile's DEMO_QUESTIONS
+    ("What permits are needed to build or replace a dock in Rivergrove?", "answer", "US-OR-Rivergrove"),
+    ("How does a state apply for an exemption from the Fair Debt Collection Practices Act?", "answer", ""),
+    ("Draft a memo on tree removal permits and penalties in Rivergrove.", "draft", "US-OR-Rivergrove"),
+]
+TIMEOUT_MS = 30_000
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``http://127.0.0.1:<port>`` served by daphne with a db_worker, on a fresh
+    database holding the demo user, the Demo workspace and an empty "Uploads" one."""
+    base = Path(settings.BASE_DIR)
+    tmp = tmp_path_factory.mktemp("browser")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ciq.settings.dev", "DEBUG": "1",
+           "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "MEDIA_ROOT": str(tmp / "media")}
+    env.pop("REDIS_URL", None)
+    manage = [sys.executable, "manage.py"]
+
+    def run(*args):
+        subprocess.run([*manage, *args], cwd=base, env=env, check=True, capture_output=True)
+
+    run("migrate", "--noinput", "-v", "0")
+    run("demo_setup")
+    run("demo_setup", "--workspace", "Uploads", "--no-samples")
+    port = free_port()
+    logs = (tmp / "daphne.log").open("w"), (tmp / "worker.log").open("w")
+    web = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1",
+                            "-p", str(port), "ciq.asgi:application"],
+                           cwd=base, env=env, stdout=logs[0], stderr=subprocess.STDOUT)
+    worker = subprocess.Popen([*manage, "db_worker", "--interval", "0.1", "--no-reload",
+                               "--no-startup-delay"],
+                              cwd=base, env=env, stdout=logs[1], stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, web)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        for process in (web, worker):
+            process.terminate()
+        for process in (web, worker):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for log in logs:
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.set_default_timeout(TIMEOUT_MS)
+        yield page
+        browser.close()
+
+
+def switch_to(page, name: str) -> None:
+    page.select_option("#workspace-select", label=name)
+    page.click(".switcher button")
+    page.wait_for_selector(f"text=Ask in {name}")
+
+
+def ask(page, question: str, mode: str, jurisdictions: str) -> dict:
+    """Submit the Ask form; returns ms from submit to the first delta and to the
+    completed ledger (measured in the test process)."""
+    page.fill("#id_question", question)
+    page.check(f'input[name="mode"][value="{mode}"]')
+    page.fill("#id_jurisdictions", jurisdictions)
+    started = time.perf_counter()
+    page.click("button:has-text('Ask')")
+    page.wait_for_selector('article[data-turn="1"] [data-role="answer"] :is(p, h3, h4, ul)')
+    first = time.perf_counter()
+    page.wait_for_selector('article[data-turn="1"][data-status="completed"]:not([data-live]) '
+                           'tbody[data-role="ledger"] tr[data-verdict]')
+    done = time.perf_counter()
+    return {"first_delta_ms": round((first - started) * 1000), "ledger_ms": round((done - started) * 1000)}
+
+
+def test_upload_ask_verify_and_open_a_citation(server, page):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server + "/")
+    page.fill("#id_username", "demo")
+    page.fill("#id_password", "ciq-demo-2025")
+    page.click("button:has-text('Log in')")
+    switch_to(page, "Uploads")
+
+    page.click("nav >> text=Documents")
+    page.set_input_files("#id_files", str(Path(settings.BASE_DIR) / DOCKS))
+    page.fill("#id_jurisdiction", "US-OR-Rivergrove")
+    page.select_option("#id_jurisdiction_level", "municipal")
+    page.fill("#id_citation_label", "Rivergrove Ord. No. 88-2017")
+    page.click("button:has-text('Upload')")
+    page.wait_for_selector('tr[data-document] .doc-ready')
+    assert int(page.text_content('tr[data-document] [data-role="chunks"]')) > 0
+
+    page.click("nav >> text=Ask")
+    timing = ask(page, DEMO_QUESTIONS[0][0], "answer", "US-OR-Rivergrove")
+    assert page.locator('tbody[data-role="ledger"] .verdict-supported').count() > 0
+    assert page.locator(".trace li").count() >= 4
+    page.screenshot(path=str(ARTIFACTS / "browser-session.png"), full_page=True)
+
+    link = page.locator('[data-role="answer"] sup.cite a').first
+    chunk_id = link.get_attribute("data-chunk")
+    link.click()
+    page.wait_for_selector(f'article[data-chunk="{chunk_id}"]')
+    assert "Rivergrove Ord. No. 88-2017" in page.content()
+    assert page.locator("blockquote.chunk-text mark").count() > 0
+    page.screenshot(path=str(ARTIFACTS / "browser-chunk.png"), full_page=True)
+    assert timing["ledger_ms"] < TIMEOUT_MS
+
+
+def test_demo_questions_stream_and_verify(server, page):
+    page.goto(server + "/")
+    switch_to(page, "Demo")
+    timings = []
+    for question, mode, jurisdictions in DEMO_QUESTIONS:
+        page.goto(server + "/")
+        timing = ask(page, question, mode, jurisdictions)
+        timings.append({"question": question, **timing})
+    (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings, indent=2))
+    assert all(t["first_delta_ms"] <= t["ledger_ms"] for t in timings)

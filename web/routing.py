@@ -1,0 +1,9 @@
+"""Websocket URL routes (Channels)."""
+
+from django.urls import path
+
+from web.consumers import SessionConsumer
+
+websocket_urlpatterns = [
+    path("ws/sessions/<int:session_id>/", SessionConsumer.as_asgi()),
+]

@@ -1,0 +1,47 @@
+"""What the session page shows of one turn, built from the stored turn and its events.
+
+The same data drives the page on load and the fragment the page swaps in when a live
+run ends, so a reload and a live run end looking the same.
+"""
+
+from __future__ import annotations
+
+from sessions.models import EventType, Turn
+from sessions.selectors import turn_as_dict
+from web.rendering import answer_html
+from web.selectors import UNFINISHED
+
+TRACE_LABELS = {
+    EventType.REASONING_THOUGHT: "Thinking",
+    EventType.REASONING_ACTION: "Planning action",
+    EventType.REASONING_OBSERVATION: "Observing",
+    EventType.REASONING_CONCLUSION: "Concluding",
+}
+
+
+def turn_view(*, turn: Turn, events: list[dict]) -> dict:
+    """Template data for ``turn``: everything of ``turn_as_dict`` plus ``live`` (the run
+    has not finished: the page fills it from events), ``answer_html``, ``trace`` (label,
+    text, elapsed ms), ``lanes`` (per-lane found/kept/top titles), ``revision_notes``
+    and per-claim ``unsupported`` flags and ``evidence_number`` (its citation number).
+    ``events``: the turn's stored event messages."""
+    data = turn_as_dict(turn=turn, with_events=False)
+    data["live"] = turn.status in UNFINISHED
+    data["answer_html"] = answer_html(turn.answer_markdown, session_id=turn.session_id)
+    data["trace"] = [
+        {"label": TRACE_LABELS[e["type"]], "kind": e["type"].removeprefix("reasoning_"),
+         "text": e.get("text", ""), "elapsed_ms": e.get("elapsed_ms")}
+        for e in events if e["type"] in TRACE_LABELS
+    ]
+    retrieval = [e for e in events if e["type"] == EventType.RETRIEVAL_COMPLETED]
+    data["lanes"] = retrieval[-1]["lanes"] if retrieval else {}
+    data["revision_notes"] = {
+        e["cycle"]: e.get("reason", "") for e in events if e["type"] == EventType.REVISION_STARTED
+    }
+    numbers = {c["chunk_id"]: c["number"] for c in data["citations"]}
+    for row in data["ledger"]:
+        row["unsupported"] = row["verdict"] != "supported"
+        row["evidence_number"] = numbers.get(row["evidence_chunk_id"])
+    errors = [e for e in events if e["type"] == EventType.ERROR]
+    data["error_message"] = errors[-1]["message"] if errors else turn.error
+    return data

@@ -1,0 +1,36 @@
+"""The Ask page: a new research session."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from ciq.selectors import workspace_get_for_user
+from retrieval.selectors import jurisdictions_known
+from web.forms import AskForm
+from web.services import ask_start
+from web.views.workspaces import workspace_remember
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def ask(request: HttpRequest, workspace_id: int) -> HttpResponse:
+    """GET: the question form. POST: start a session and open its page, which fills
+    live; refused input is shown with its message and the form keeps what was typed."""
+    workspace = workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+    workspace_remember(request, workspace)
+    form = AskForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            turn = ask_start(workspace=workspace, user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return redirect("session", turn.session_id)
+    return render(request, "web/ask.html", {
+        "workspace": workspace, "form": form,
+        "known_jurisdictions": sorted(jurisdictions_known(workspace=workspace) - {"private"}),
+    }, status=400 if form.errors else 200)

@@ -1,0 +1,85 @@
+"""Documents: list with upload, ingestion progress, a document's chunks, delete."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from ciq.selectors import workspace_get_for_user
+from retrieval.models import Document
+from retrieval.selectors import document_get_for_user, document_list
+from retrieval.services import document_delete
+from retrieval.uploads import documents_upload
+from web.forms import UploadForm
+from web.views.workspaces import workspace_remember
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def document_list_view(request: HttpRequest, workspace_id: int) -> HttpResponse:
+    """GET: the workspace's documents and the upload form. POST: upload files with
+    their metadata; ingestion runs in the background. Bad files are listed and the
+    form keeps its values."""
+    workspace = workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+    workspace_remember(request, workspace)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            uploaded = documents_upload(workspace=workspace, uploads=form.cleaned_data["files"],
+                                        metadata=form.metadata())
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"{len(uploaded)} file(s) uploaded; ingestion runs in the "
+                                      "background.")
+            return redirect("documents", workspace.pk)
+    return render(request, "web/documents/list.html", {
+        "workspace": workspace, "form": form, "documents": document_list(workspace=workspace),
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+@require_GET
+def document_status(request: HttpRequest, workspace_id: int) -> JsonResponse:
+    """Ingestion progress as JSON: ``{"documents": [{"id", "status", "status_label",
+    "chunks", "error"}], "pending": n}`` for the documents list's poller."""
+    workspace = workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+    rows = [
+        {"id": d.pk, "status": d.status, "status_label": d.get_status_display(),
+         "chunks": d.chunk_count, "error": d.error}
+        for d in document_list(workspace=workspace)
+    ]
+    return JsonResponse({
+        "documents": rows,
+        "pending": sum(1 for r in rows if r["status"] == Document.Status.PENDING),
+    })
+
+
+@login_required
+@require_GET
+def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
+    """A document's metadata and its chunks with ids and pages."""
+    document = document_get_for_user(user=request.user, document_id=document_id)
+    return render(request, "web/documents/detail.html", {
+        "workspace": document.workspace, "document": document,
+        "chunks": document.chunks.order_by("ordinal"),
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def document_delete_view(request: HttpRequest, document_id: int) -> HttpResponse:
+    """GET: ask for confirmation. POST: delete the document and its chunks."""
+    document = document_get_for_user(user=request.user, document_id=document_id)
+    workspace = document.workspace
+    if request.method == "POST":
+        title = document.title
+        document_delete(document=document)
+        messages.success(request, f"Deleted “{title}”.")
+        return redirect("documents", workspace.pk)
+    return render(request, "web/documents/confirm_delete.html",
+                  {"workspace": workspace, "document": document})

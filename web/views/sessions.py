@@ -1,0 +1,92 @@
+"""Session pages: history, the live session page, follow-ups and the turn fragment."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from ciq.selectors import workspace_get_for_user
+from sessions.recovery import turns_stalled_fail
+from sessions.selectors import session_get_for_user, session_history_for_user
+from web.forms import FollowupForm, SessionSearchForm
+from web.selectors import replay_after, session_coverage, session_events_by_turn
+from web.services import followup_start
+from web.turns import turn_view
+from web.views.workspaces import workspace_remember
+
+EXPORT_FORMATS = [("md", "Markdown"), ("pdf", "PDF"), ("json", "JSON"), ("docx", "Word")]
+
+
+@login_required
+@require_GET
+def session_list(request: HttpRequest, workspace_id: int) -> HttpResponse:
+    """The user's sessions in the workspace (status, mode, coverage, date), searchable."""
+    workspace = workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+    workspace_remember(request, workspace)
+    form = SessionSearchForm(request.GET)
+    query = form.cleaned_data["q"] if form.is_valid() else ""
+    sessions = list(session_history_for_user(user=request.user, workspace=workspace, query=query))
+    for session in sessions:
+        session.coverage = session_coverage(session)
+    return render(request, "web/sessions/list.html", {
+        "workspace": workspace, "form": form, "sessions": sessions, "query": query,
+    })
+
+
+def _session_context(request: HttpRequest, session_id: int, followup_form=None) -> dict:
+    session = session_get_for_user(user=request.user, session_id=session_id)
+    turns_stalled_fail(session=session)
+    turns = list(session.turns.order_by("index"))
+    events, last_seq = session_events_by_turn(session=session)
+    return {
+        "workspace": session.workspace,
+        "session": session,
+        "turns": [turn_view(turn=t, events=events.get(t.index, [])) for t in turns],
+        "after": replay_after(turns=turns, events=events, last_seq=last_seq),
+        "followup_form": followup_form or FollowupForm(),
+        "export_formats": EXPORT_FORMATS,
+    }
+
+
+@login_required
+@require_GET
+def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
+    """A session's turns from the stored data; unfinished turns fill live over the
+    websocket from the seq the page was rendered at."""
+    context = _session_context(request, session_id)
+    workspace_remember(request, context["workspace"])
+    return render(request, "web/sessions/detail.html", context)
+
+
+@login_required
+@require_POST
+def session_followup(request: HttpRequest, session_id: int) -> HttpResponse:
+    """Start a follow-up turn (form or a suggested follow-up); a refused question is
+    shown on the session page with what was typed."""
+    session = session_get_for_user(user=request.user, session_id=session_id)
+    form = FollowupForm(request.POST)
+    if form.is_valid():
+        try:
+            followup_start(session=session, question=form.cleaned_data["question"])
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, "Follow-up started.")
+            return redirect("session", session.pk)
+    context = _session_context(request, session_id, followup_form=form)
+    return render(request, "web/sessions/detail.html", context, status=400)
+
+
+@login_required
+@require_GET
+def turn_fragment(request: HttpRequest, session_id: int, index: int) -> HttpResponse:
+    """One turn as an HTML fragment (the session page swaps it in when a run ends)."""
+    context = _session_context(request, session_id)
+    turn = next((t for t in context["turns"] if t["turn"] == index), None)
+    if turn is None:
+        raise Http404("No such turn.")
+    return render(request, "web/sessions/_turn.html", {**context, "turn": turn})
