@@ -19,12 +19,12 @@ from urllib.parse import urlsplit
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
+from websockets.asyncio.client import ClientConnection, connect
 
 from ciq.selectors import workspace_get_by_name
 from sessions.models import SessionEvent
 from sessions.pipeline import turn_run
 from sessions.services import session_create
-from web.wsclient import WebSocket
 
 END_TYPES = {"generation_complete", "error"}
 
@@ -32,19 +32,20 @@ END_TYPES = {"generation_complete", "error"}
 class Listener:
     """One client: the seqs it received, in order, and when it saw the run's end."""
 
-    def __init__(self, socket: WebSocket):
+    def __init__(self, socket: ClientConnection):
         self.socket = socket
         self.seqs: list[int] = []
         self.done_at: float | None = None
 
     @classmethod
-    async def open(cls, url: str, headers: dict) -> Listener:
-        return cls(await WebSocket.connect(url, headers))
+    async def open(cls, url: str, headers: dict, origin: str) -> Listener:
+        return cls(await connect(url, additional_headers=headers, origin=origin,
+                                 open_timeout=None, max_queue=None))
 
     async def listen(self) -> None:
         """Receive until the run's last event (``generation_complete`` or ``error``)."""
         while True:
-            message = json.loads(await self.socket.receive_text())
+            message = json.loads(await self.socket.recv())
             if "seq" in message:
                 self.seqs.append(message["seq"])
                 if message["type"] in END_TYPES:
@@ -74,17 +75,18 @@ class Command(BaseCommand):
         browser = Client()
         browser.force_login(member)
         parts = urlsplit(url)
-        headers = {"Cookie": f"sessionid={browser.cookies['sessionid'].value}",
-                   "Origin": f"{parts.scheme}://{parts.netloc}"}
+        headers = {"Cookie": f"sessionid={browser.cookies['sessionid'].value}"}
+        origin = f"{parts.scheme}://{parts.netloc}"
         for n in [int(c) for c in clients.split(",") if c.strip()]:
             turn = session_create(workspace=space, user=member, question=question)
             ws_url = f"ws://{parts.netloc}/ws/sessions/{turn.session_id}/?after=0"
-            line = asyncio.run(self.round(ws_url, headers, n, turn, timeout))
+            line = asyncio.run(self.round(ws_url, headers, origin, n, turn, timeout))
             self.stdout.write(line)
 
-    async def round(self, ws_url: str, headers: dict, n: int, turn, timeout: float) -> str:
+    async def round(self, ws_url: str, headers: dict, origin: str, n: int, turn,
+                    timeout: float) -> str:
         started = time.perf_counter()
-        clients = await asyncio.gather(*(Listener.open(ws_url, headers) for _ in range(n)))
+        clients = await asyncio.gather(*(Listener.open(ws_url, headers, origin) for _ in range(n)))
         connected = time.perf_counter() - started
         tasks = [asyncio.create_task(c.listen()) for c in clients]
         await asyncio.sleep(0.5)  # every client has its replay (session_created)
