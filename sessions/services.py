@@ -12,7 +12,7 @@ from django.db import transaction
 from ciq.models import Workspace
 from retrieval.selectors import jurisdictions_known
 from sessions.events import EventLog
-from sessions.models import EventType, Mode, ResearchSession, Turn, VerificationMode
+from sessions.models import EventType, Mode, ResearchSession, RunStatus, Turn, VerificationMode
 from sessions.pipeline import turn_run
 
 JURISDICTION_RE = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$")
@@ -99,6 +99,39 @@ def turn_create(*, session: ResearchSession, question: str) -> Turn:
     question = question_clean(question)
     last = session.turns.order_by("-index").values_list("index", flat=True).first() or 0
     return Turn.objects.create(session=session, index=last + 1, question=question)
+
+
+class TurnRunning(ValidationError):
+    """A follow-up was asked while a turn of the session is still pending or running
+    (one run writes a session's log at a time)."""
+
+    def __init__(self):
+        super().__init__({"question": (
+            "A turn is still running in this session; ask the follow-up when it has finished."
+        )}, code="turn_running")
+
+
+def session_start(**kwargs) -> Turn:
+    """Create a session (arguments of :func:`session_create`) and queue its first turn's
+    run on commit; returns the pending turn. Raises ``ValidationError`` for bad input,
+    with nothing written."""
+    with transaction.atomic():
+        return turn_start(session_create(**kwargs))
+
+
+def followup_start(*, session: ResearchSession, question: str) -> Turn:
+    """Add a follow-up turn to ``session`` and queue its run on commit (the pipeline
+    merges the earlier turns' context); returns the pending turn.
+
+    The session row is locked for the check, so two follow-ups at once cannot both
+    start. Raises :class:`TurnRunning` while another turn is pending or running, and
+    ``ValidationError`` keyed ``question`` for a bad question.
+    """
+    with transaction.atomic():
+        session = ResearchSession.objects.select_for_update().get(pk=session.pk)
+        if session.turns.filter(status__in=[RunStatus.PENDING, RunStatus.PROCESSING]).exists():
+            raise TurnRunning()
+        return turn_start(turn_create(session=session, question=question))
 
 
 def turn_start(turn: Turn) -> Turn:

@@ -18,7 +18,7 @@ from django.http import Http404
 from sessions.events import session_group
 from sessions.recovery import turns_stalled_fail
 from sessions.selectors import session_get_for_user
-from web.services import followup_start
+from sessions.services import followup_start
 from web.tail import BATCH, SessionTail, events_after
 
 CLOSE_UNAUTHENTICATED = 4401

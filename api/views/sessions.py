@@ -1,7 +1,6 @@
 """Research sessions: ``GET|POST /api/v1/sessions/``, ``GET /api/v1/sessions/<id>/``,
 ``POST /api/v1/sessions/<id>/turns/``."""
 
-from django.db import transaction
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -18,9 +17,9 @@ from api.serializers.sessions import (
     SessionStartedSerializer,
     websocket_url,
 )
-from sessions.models import ResearchSession, RunStatus, Turn
+from sessions.models import ResearchSession, Turn
 from sessions.selectors import session_get_for_user, session_list_for_user
-from sessions.services import session_create, turn_create, turn_start
+from sessions.services import TurnRunning, followup_start, session_start
 
 # The services call the question "question"; the API, as the issue does, "query".
 QUESTION_FIELDS = {"question": "query"}
@@ -58,13 +57,11 @@ class SessionListView(generics.ListAPIView):
         form = SessionCreateSerializer(data=request.data, context={"request": request})
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        with transaction.atomic():
-            turn = session_create(
-                workspace=data["workspace"], question=data["query"], user=request.user,
-                mode=data["mode"], verification_mode=data["verification_mode"],
-                jurisdictions=data["jurisdictions"],
-            )
-            turn_start(turn)
+        turn = session_start(
+            workspace=data["workspace"], question=data["query"], user=request.user,
+            mode=data["mode"], verification_mode=data["verification_mode"],
+            jurisdictions=data["jurisdictions"],
+        )
         return started(request, turn)
 
 
@@ -94,10 +91,8 @@ class TurnCreateView(APIView):
         session = session_get_for_user(user=request.user, session_id=pk)
         form = FollowUpSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        with transaction.atomic():
-            # Lock the session so two follow-ups at once cannot both pass the check.
-            session = ResearchSession.objects.select_for_update().get(pk=session.pk)
-            if session.turns.filter(status__in=[RunStatus.PENDING, RunStatus.PROCESSING]).exists():
-                raise Conflict("The previous turn is still running; ask again when it is done.")
-            turn = turn_start(turn_create(session=session, question=form.validated_data["query"]))
+        try:
+            turn = followup_start(session=session, question=form.validated_data["query"])
+        except TurnRunning as exc:
+            raise Conflict("The previous turn is still running; ask again when it is done.") from exc
         return started(request, turn)

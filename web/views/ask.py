@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods
 
 from ciq.selectors import workspace_get_for_user
 from retrieval.selectors import jurisdictions_known
+from sessions.services import session_start
 from web.forms import AskForm
-from web.services import ask_start
 from web.views.workspaces import workspace_remember
 
 
@@ -25,7 +25,7 @@ def ask(request: HttpRequest, workspace_id: int) -> HttpResponse:
     form = AskForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            turn = ask_start(workspace=workspace, user=request.user, **form.cleaned_data)
+            turn = session_start(workspace=workspace, user=request.user, **form.cleaned_data)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:

@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 from ciq.selectors import workspace_get_for_user
 from sessions.recovery import turns_stalled_fail
 from sessions.selectors import session_get_for_user, session_history_for_user
+from sessions.services import followup_start
 from web.forms import FollowupForm, SessionSearchForm
 from web.selectors import replay_after, session_coverage, session_events_by_turn
-from web.services import followup_start
 from web.turns import turn_view
 from web.views.workspaces import workspace_remember
 
