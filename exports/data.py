@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import tomllib
-from pathlib import Path
 
-from django.conf import settings
-
+import ciq
 from sessions.events import event_chain_verify, event_message
 from sessions.models import ResearchSession
 from sessions.selectors import turn_as_dict
@@ -23,9 +20,8 @@ SCHEMA = "ciq.session/1"
 
 @functools.cache
 def ciq_version() -> str:
-    """CIQ's version, from ``pyproject.toml`` (the one place it is declared)."""
-    with open(Path(settings.BASE_DIR) / "pyproject.toml", "rb") as f:
-        return tomllib.load(f)["project"]["version"]
+    """CIQ's version (``ciq.__version__``, kept equal to ``pyproject.toml``'s)."""
+    return ciq.__version__
 
 
 def _iso(value: dt.datetime | None) -> str | None:

@@ -19,13 +19,13 @@ from markdown_it import MarkdownIt
 
 from retrieval.models import page_label
 from verification.citations import CITE_ID_RE, CITE_RE
+from verification.judge import SNIPPET_CHARS
 from verification.models import Verdict
 
 # Characters XML 1.0 cannot hold (python-docx and HTML parsers refuse them) and
 # unpaired surrogates; tabs and newlines stay.
 _UNSAFE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 _SPACE_RE = re.compile(r"\s+")
-SNIPPET_CHARS = 400  # the Judge's snippets are at most ~400 characters (verification.judge)
 
 
 def clean(text: str | None) -> str:

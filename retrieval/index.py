@@ -161,8 +161,11 @@ def index_get(name: str | None = None) -> ChunkIndex:
     name = name or settings.CIQ_INDEX
     if name not in INDEXES:
         raise ImproperlyConfigured(f"CIQ_INDEX={name!r}: choose one of {sorted(INDEXES)}.")
-    if name in ("lexical", "hybrid") and connection.vendor != "sqlite":
-        raise ImproperlyConfigured("The lexical index needs SQLite FTS5 (DATABASE_URL=sqlite://…).")
+    if connection.vendor != "sqlite":  # every index takes its term weights from FTS5
+        raise ImproperlyConfigured(
+            f"CIQ_INDEX={name}: the lexical index and the term weights of every index need "
+            "SQLite FTS5 (DATABASE_URL=sqlite://…)."
+        )
     return import_string(INDEXES[name])()
 
 

@@ -16,10 +16,8 @@ from django.conf import settings
 
 from ciq.llm import ChatClient, UsageMeter, json_call
 from sessions.prompts import judge as prompts
-from verification.judge import HELPFUL, STRICT, EvidenceChunk, Judgement, RuleJudge
+from verification.judge import HELPFUL, SNIPPET_CHARS, STRICT, EvidenceChunk, Judgement, RuleJudge
 from verification.skeptic import ClaimDraft
-
-SNIPPET_CHARS = 300
 
 
 def _squash(text: str) -> str:

@@ -9,6 +9,7 @@ the SDKs' own (``LLM_TIMEOUT_S``, ``LLM_MAX_RETRIES``: exponential backoff, hono
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -57,19 +58,32 @@ def chat_client(spec: ProviderSpec, *, http_client=None) -> ChatClient:
     """The client for ``spec`` with the configured key, timeout and retries.
 
     ``http_client``: an ``httpx2.Client`` for the SDK (tests pass one with a
-    ``MockTransport``). Raises ``ImproperlyConfigured`` naming a missing key.
+    ``MockTransport``); without one, clients are shared per spec and configuration, so
+    turns reuse the SDK's connection pool. Raises ``ImproperlyConfigured`` naming a
+    missing key.
     """
     needed = missing_key(spec)
     if needed:
         raise ImproperlyConfigured(f"{spec} needs {needed} in the environment.")
-    options = {"timeout": settings.LLM_TIMEOUT_S, "max_retries": settings.LLM_MAX_RETRIES,
-               "http_client": http_client}
+    config = (settings.ANTHROPIC_API_KEY if spec.provider == "anthropic" else settings.OPENAI_API_KEY,
+              settings.OPENAI_BASE_URL, settings.LLM_TIMEOUT_S, settings.LLM_MAX_RETRIES)
+    if http_client is None:
+        return _shared_client(spec, *config)
+    return _client(spec, *config, http_client=http_client)
+
+
+def _client(spec: ProviderSpec, api_key: str, base_url: str, timeout: float, max_retries: int,
+            *, http_client=None) -> ChatClient:
+    options = {"timeout": timeout, "max_retries": max_retries, "http_client": http_client}
     if spec.provider == "anthropic":
         from ciq.llm.anthropic_chat import AnthropicChat
 
-        return AnthropicChat(spec.model, api_key=settings.ANTHROPIC_API_KEY, **options)
+        return AnthropicChat(spec.model, api_key=api_key, **options)
     from ciq.llm.openai_chat import OpenAIChat
 
     # A local OpenAI-compatible server usually takes any key; the SDK insists on one.
-    return OpenAIChat(spec.model, api_key=settings.OPENAI_API_KEY or "not-needed",
-                      base_url=settings.OPENAI_BASE_URL or None, **options)
+    return OpenAIChat(spec.model, api_key=api_key or "not-needed", base_url=base_url or None,
+                      **options)
+
+
+_shared_client = functools.cache(_client)

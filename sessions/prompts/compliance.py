@@ -10,7 +10,6 @@ from sessions.writer import PERMITS_HEADING
 from verification.citations import cited_ids, strip_citations
 
 PROMPT_VERSION = "1"
-LEVELS = ("Federal", "State", "County", "Municipal")
 PERMIT_LINE = ("- **<permit name>** | Issuing agency: <agency> | Jurisdiction: <code> | "
                "Link: <URL or none> | Reference: <section or regulation> [cite:ID]")
 _FIELDS = {"issuing agency": "agency", "agency": "agency", "jurisdiction": "jurisdiction",
