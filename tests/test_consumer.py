@@ -13,7 +13,7 @@ from django.test import Client
 from ciq.asgi import application
 from sessions.events import EventLog
 from sessions.models import EventType, RunStatus, Turn
-from web.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from web.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,21 +38,23 @@ def world(django_user_model):
     membership_add(user=member, workspace=firm)
     outsider = django_user_model.objects.create_user("outsider", password="pw-outsider-123")
     membership_add(user=outsider, workspace=workspace_get_or_create(name="Elsewhere"))
+    colleague = django_user_model.objects.create_user("colleague", password="pw-colleague-123")
+    membership_add(user=colleague, workspace=firm)
     turn = session_ask(workspace=firm, user=member, question=QUESTION)
     assert turn.status == RunStatus.COMPLETED
-    return {"session": turn.session, "member": member, "outsider": outsider}
+    return {"session": turn.session, "member": member, "outsider": outsider, "colleague": colleague}
 
 
-def cookie_for(user) -> bytes:
-    client = Client()
+def cookie_for(user, client=None) -> bytes:
+    client = client or Client()
     client.force_login(user)
     return f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
-async def open_socket(session_id, user=None, after=None, origin=b"http://localhost"):
+async def open_socket(session_id, user=None, after=None, origin=b"http://localhost", client=None):
     headers = [(b"origin", origin)]
     if user is not None:
-        headers.append((b"cookie", await sync_to_async(cookie_for)(user)))
+        headers.append((b"cookie", await sync_to_async(cookie_for)(user, client)))
     path = f"/ws/sessions/{session_id}/" + (f"?after={after}" if after is not None else "")
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
@@ -243,3 +245,87 @@ async def test_concurrent_connects_share_one_tail_and_get_each_event_once(world,
     for communicator, _ in opened:
         await communicator.disconnect()
     assert session.pk not in SessionTail._running
+
+
+# --- Sockets follow membership and login (issue 11, item 2) ---------------------------
+
+
+def colleague_asks(session, colleague, question="What fees apply to a dock?"):
+    """A colleague starts the next turn; the immediate backend runs it on commit."""
+    from sessions.services import followup_start
+
+    return followup_start(session=session, question=question).index
+
+
+def membership_remove(user, session):
+    from ciq.models import Membership
+
+    Membership.objects.filter(user=user, workspace=session.workspace).delete()
+
+
+async def test_a_removed_member_gets_no_event_of_the_next_turn(world):
+    session, member = world["session"], world["member"]
+    total = await sync_to_async(session.events.count)()
+    communicator, _ = await open_socket(session.pk, user=member, after=total)
+    await sync_to_async(membership_remove)(member, session)
+    turn = await sync_to_async(colleague_asks)(session, world["colleague"])
+    assert turn == 2 and await sync_to_async(session.events.count)() > total
+    # The very next output is the close: not one event of turn 2 went out first.
+    assert await closed_with(communicator) == CLOSE_FORBIDDEN
+    await communicator.disconnect()
+
+
+async def test_an_ask_from_a_removed_member_is_refused(world):
+    session, member = world["session"], world["member"]
+    communicator, _ = await open_socket(session.pk, user=member, after=10_000)
+    await sync_to_async(membership_remove)(member, session)
+    await communicator.send_json_to({"type": "ask", "question": "What fees apply to a dock?"})
+    assert await closed_with(communicator) == CLOSE_FORBIDDEN
+    assert await sync_to_async(session.turns.count)() == 1
+    await communicator.disconnect()
+
+
+async def test_a_socket_is_closed_once_its_login_is_logged_out(world):
+    session, member = world["session"], world["member"]
+    browser = Client()
+    communicator, _ = await open_socket(session.pk, user=member, after=10_000, client=browser)
+    await sync_to_async(browser.post)("/logout/")
+    await communicator.send_json_to({"type": "ask", "question": "What fees apply to a dock?"})
+    assert await closed_with(communicator) == CLOSE_FORBIDDEN
+    assert await sync_to_async(session.turns.count)() == 1
+    await communicator.disconnect()
+
+
+async def test_a_deactivated_user_gets_no_event_of_the_next_turn(world):
+    session, member = world["session"], world["member"]
+    total = await sync_to_async(session.events.count)()
+    communicator, _ = await open_socket(session.pk, user=member, after=total)
+    member.is_active = False
+    await sync_to_async(member.save)()
+    await sync_to_async(colleague_asks)(session, world["colleague"])
+    assert await closed_with(communicator) == CLOSE_FORBIDDEN
+    await communicator.disconnect()
+
+
+async def test_a_password_change_ends_the_socket(world):
+    session, member = world["session"], world["member"]
+    communicator, _ = await open_socket(session.pk, user=member, after=10_000)
+
+    def change():
+        member.set_password("a-new-password-456")
+        member.save()
+
+    await sync_to_async(change)()
+    await communicator.send_json_to({"type": "ask", "question": "What fees apply to a dock?"})
+    assert await closed_with(communicator) == CLOSE_FORBIDDEN
+    await communicator.disconnect()
+
+
+async def test_a_member_still_in_the_workspace_keeps_streaming_the_next_turn(world):
+    session, member = world["session"], world["member"]
+    total = await sync_to_async(session.events.count)()
+    communicator, _ = await open_socket(session.pk, user=member, after=total)
+    await sync_to_async(colleague_asks)(session, world["colleague"])
+    messages = await receive_until(communicator, "generation_complete")
+    assert {m["turn"] for m in messages} == {2}
+    await communicator.disconnect()

@@ -164,6 +164,10 @@ if REDIS_URL:
     }}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# An open websocket re-checks its login and workspace membership on every message it
+# receives, before the first event of each new turn, and otherwise at most this often
+# (seconds) while events stream (web/consumers.py).
+WS_ACCESS_RECHECK_SECONDS = env.float("WS_ACCESS_RECHECK_SECONDS", default=5.0)
 
 # --- REST API (issue 4) ------------------------------------------------------------------
 # Token authentication for integrations, session authentication for the browser; every

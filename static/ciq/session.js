@@ -255,6 +255,7 @@
     socket.addEventListener("close", (event) => {
       if (event.code === 4401) { say("You are logged out: log in again to follow this session."); return; }
       if (event.code === 4404) { say("This session is not available."); return; }
+      if (event.code === 4403) { say("Your access to this session ended: log in again."); return; }
       if (document.querySelector("article.turn[data-live]")) say("Connection lost; reconnecting…");
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 10000);
