@@ -7,8 +7,8 @@ because its page loads web fonts from Google).
 
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
+from api.views.auth import TokenCreateView, TokenRevokeAllView, TokenRevokeView
 from api.views.documents import DocumentDetailView, DocumentListView
 from api.views.records import SessionEventsView, SessionExportView, SessionLedgerView
 from api.views.sessions import SessionDetailView, SessionListView, TurnCreateView
@@ -17,7 +17,9 @@ from api.views.workspaces import WorkspaceListView
 app_name = "api"
 
 v1 = [
-    path("auth/token/", obtain_auth_token, name="token"),
+    path("auth/token/", TokenCreateView.as_view(), name="token"),
+    path("auth/logout/", TokenRevokeView.as_view(), name="token-revoke"),
+    path("auth/logoutall/", TokenRevokeAllView.as_view(), name="token-revoke-all"),
     path("workspaces/", WorkspaceListView.as_view(), name="workspace-list"),
     path("documents/", DocumentListView.as_view(), name="document-list"),
     path("documents/<int:pk>/", DocumentDetailView.as_view(), name="document-detail"),

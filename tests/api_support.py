@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from api.tokens import token_create
 
 QUESTION = "When may a state apply for an exemption from the Fair Debt Collection Practices Act?"
 
 
 def token_client(user) -> APIClient:
-    """An API client that authenticates as ``user`` with a token, as an integration does."""
+    """An API client that authenticates as ``user`` with a new token, as an integration does."""
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, token = token_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
 
 

@@ -4,6 +4,7 @@ Every value a firm may change comes from an environment variable; the defaults a
 embedded, no-network configuration of DESIGN.md §1.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -26,9 +27,10 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "channels",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -51,6 +53,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ciq.urls"
@@ -93,6 +97,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Login throttling (django-axes) on every password login — the web login, the admin
+# login and the API token endpoint: after LOGIN_FAILURE_LIMIT failures for one username
+# from one address, that pair is refused for LOGIN_COOLOFF_MINUTES (counted from the
+# last failure); a success resets the count. Behind a reverse proxy every client has
+# the proxy's address unless AXES_IPWARE_* settings say which header to trust.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "web.lockout.login_locked_out"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -170,11 +189,12 @@ else:
 WS_ACCESS_RECHECK_SECONDS = env.float("WS_ACCESS_RECHECK_SECONDS", default=5.0)
 
 # --- REST API (issue 4) ------------------------------------------------------------------
-# Token authentication for integrations, session authentication for the browser; every
+# Token authentication for integrations (django-rest-knox: hashed, expiring tokens),
+# session authentication for the browser; every
 # endpoint needs a signed-in user and sees only the caller's workspaces (api/).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -193,12 +213,20 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
+# An API token lives this long from its creation (hours); 0 means no expiry, which a
+# deployment should not choose lightly.
+API_TOKEN_TTL_HOURS = env.float("API_TOKEN_TTL_HOURS", default=10.0)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=API_TOKEN_TTL_HOURS) if API_TOKEN_TTL_HOURS > 0 else None,
+    "AUTH_HEADER_PREFIX": "Token",
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": "CIQ API",
     "DESCRIPTION": (
         "Cited, verified research over a firm's documents: workspaces, documents, "
         "research sessions with their evidence ledger and event log, exports. "
-        "Authenticate with `Authorization: Token <key>`."
+        "Authenticate with `Authorization: Token <token>` (a token from `POST "
+        "/api/v1/auth/token/`, shown once, expiring)."
     ),
     "VERSION": "1",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
