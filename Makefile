@@ -1,6 +1,8 @@
 # CIQ — one command to set up and serve the workbench, one to run every test.
 #   make run    venv + install + migrate + demo user and "Demo" workspace, then the web
-#               workbench (daphne, http://127.0.0.1:8000) and a background worker (Ctrl-C stops both)
+#               workbench (daphne, http://127.0.0.1:8000) and a background worker (Ctrl-C stops both),
+#               with the production settings over plain HTTP on 127.0.0.1
+#   make dev    the same with the development settings (DEBUG on)
 #   make test   the whole test suite (ruff, pytest with the browser test)
 #   make demo   the command-line demo: ingest samples/ into "Demo" + three verified answers
 SHELL := /bin/bash
@@ -16,7 +18,7 @@ DEMO_QUESTIONS := \
 	"How does a state apply for an exemption from the Fair Debt Collection Practices Act?|--mode answer" \
 	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
 
-.PHONY: run demo test lint setup system-deps migrate ingest-samples evaluate lock clean
+.PHONY: run dev demo test lint setup system-deps migrate ingest-samples evaluate lock clean
 
 $(VENV)/.installed: requirements.lock
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) system-deps
@@ -64,10 +66,17 @@ migrate: setup
 ingest-samples: migrate
 	$(MANAGE) ingest samples --workspace Demo --manifest samples/manifest.csv
 
-# The web workbench: daphne and the db_worker from the Procfile, under honcho.
+# The web workbench: daphne and the db_worker from the Procfile, under honcho, with the
+# production settings (ciq.settings.prod: generated secret key in var/, DEBUG off).
+# HTTPS=false because it serves plain HTTP on 127.0.0.1 only; behind TLS leave it unset.
 run: migrate
 	$(MANAGE) demo_setup
-	$(VENV)/bin/honcho start
+	HTTPS=false $(VENV)/bin/honcho start
+
+# The same with the development settings: DEBUG pages, never for users.
+dev: migrate
+	DJANGO_SETTINGS_MODULE=ciq.settings.dev $(MANAGE) demo_setup
+	DJANGO_SETTINGS_MODULE=ciq.settings.dev $(VENV)/bin/honcho start
 
 demo: ingest-samples
 	@for item in $(DEMO_QUESTIONS); do \

@@ -1,12 +1,13 @@
 """REST API v1 (Django REST framework) and its OpenAPI 3 schema and docs pages.
 
 ``/api/v1/…`` endpoints; ``/api/schema/`` (OpenAPI 3, YAML or ``?format=json``) and
-``/api/docs/`` (Swagger UI from drf-spectacular-sidecar's static files; ReDoc is left out
-because its page loads web fonts from Google).
+``/api/docs/`` (Swagger UI from drf-spectacular-sidecar's static files, its init script
+served as a file for the Content-Security-Policy; ReDoc is left out because its page
+loads web fonts from Google). Both need a signed-in caller.
 """
 
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api.views.auth import TokenCreateView, TokenRevokeAllView, TokenRevokeView
 from api.views.documents import DocumentDetailView, DocumentListView
@@ -34,5 +35,5 @@ v1 = [
 urlpatterns = [
     path("v1/", include(v1)),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
 ]

@@ -4,5 +4,5 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ciq.settings.dev")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ciq.settings.prod")  # make dev: ciq.settings.dev
 application = get_wsgi_application()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path, PurePath
@@ -97,22 +98,48 @@ def documents_upload(*, workspace: Workspace, uploads: Sequence[UploadedFile],
         raise ValidationError(errors)
 
     documents = []
-    with transaction.atomic():
-        for upload in uploads:
-            name = get_valid_filename(PurePath(upload.name).name)
-            meta = metadata_for(name, **metadata)
-            staged = _stage(upload, name)
-            key = upload_source_path(name)
-            document = Document.objects.filter(workspace=workspace, source_path=key).first()
-            if document is None:
-                document = Document(workspace=workspace, source_path=key, sha256="",
-                                    size_bytes=upload.size, status=Document.Status.PENDING,
-                                    **_fields(meta))
-                document.full_clean(exclude=["file", "sha256"])
-                document.save()
-            _enqueue_on_commit(document.pk, staged, meta)
-            documents.append(document)
+    staged_folders: list[Path] = []
+    try:
+        with transaction.atomic():
+            for upload in uploads:
+                name = upload_file_name(upload.name)
+                meta = metadata_for(name, **metadata)
+                key = upload_source_path(name)
+                document = Document.objects.filter(workspace=workspace, source_path=key).first()
+                if document is None:
+                    document = Document(workspace=workspace, source_path=key, sha256="",
+                                        size_bytes=upload.size, status=Document.Status.PENDING,
+                                        **_fields(meta))
+                    document.full_clean(exclude=["file", "sha256"])
+                    document.save()
+                staged = _stage(upload, name)
+                staged_folders.append(staged.parent)
+                _enqueue_on_commit(document.pk, staged, meta)
+                documents.append(document)
+    except BaseException:
+        # Nothing was queued (the transaction rolled back): no staged file may stay behind.
+        for folder in staged_folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
     return documents
+
+
+# File systems limit a name to 255 bytes; a long non-ASCII name (3 bytes a character in
+# UTF-8) passes that long before 255 characters. Keep a margin under it.
+MAX_NAME_BYTES = 200
+
+
+def upload_file_name(raw: str | None) -> str:
+    """A safe file name for a staged upload: Django's valid-name cleaning, then the stem
+    shortened (by whole characters) so the name fits ``MAX_NAME_BYTES`` in UTF-8, the
+    suffix kept."""
+    name = get_valid_filename(PurePath(raw or "file").name)
+    suffix = PurePath(name).suffix
+    stem = name[: len(name) - len(suffix)] if suffix else name
+    budget = MAX_NAME_BYTES - len(suffix.encode("utf-8"))
+    while len(stem.encode("utf-8")) > budget:
+        stem = stem[:-1]
+    return (stem or "file") + suffix
 
 
 def _fields(meta: DocumentMetadata) -> dict:

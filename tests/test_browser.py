@@ -60,7 +60,9 @@ def server(tmp_path_factory):
     database holding the demo user, the Demo workspace and an empty "Uploads" one."""
     base = Path(settings.BASE_DIR)
     tmp = tmp_path_factory.mktemp("browser")
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ciq.settings.dev", "DEBUG": "1",
+    # The settings `make run` serves with: production, plain HTTP on 127.0.0.1.
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ciq.settings.prod", "HTTPS": "false",
+           "SECRET_KEY_FILE": str(tmp / "secret_key"),
            "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "MEDIA_ROOT": str(tmp / "media")}
     env.pop("REDIS_URL", None)
     manage = [sys.executable, "manage.py"]
@@ -69,7 +71,7 @@ def server(tmp_path_factory):
         subprocess.run([*manage, *args], cwd=base, env=env, check=True, capture_output=True)
 
     run("migrate", "--noinput", "-v", "0")
-    run("demo_setup")
+    run("demo_setup", "--password", "ciq-demo-2025")
     run("demo_setup", "--workspace", "Uploads", "--no-samples")
     port = free_port()
     logs = (tmp / "daphne.log").open("w"), (tmp / "worker.log").open("w")

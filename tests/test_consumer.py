@@ -51,8 +51,9 @@ def cookie_for(user, client=None) -> bytes:
     return f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
-async def open_socket(session_id, user=None, after=None, origin=b"http://localhost", client=None):
-    headers = [(b"origin", origin)]
+async def open_socket(session_id, user=None, after=None, origin=b"http://localhost", client=None,
+                      host=b"localhost"):
+    headers = [(b"origin", origin), (b"host", host)]
     if user is not None:
         headers.append((b"cookie", await sync_to_async(cookie_for)(user, client)))
     path = f"/ws/sessions/{session_id}/" + (f"?after={after}" if after is not None else "")
@@ -92,6 +93,27 @@ async def test_a_foreign_origin_is_refused(world):
     communicator, connected = await open_socket(world["session"].pk, user=world["member"],
                                                 origin=b"http://evil.example")
     assert not connected
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize(("origin", "host"), [
+    (b"http://localhost:5555", b"localhost:8000"),  # another program on the same machine
+    (b"http://localhost", b"localhost:8000"),
+    (b"http://evil.example:8000", b"evil.example:8000"),  # not in ALLOWED_HOSTS
+    (b"null", b"localhost:8000"),
+])
+async def test_an_origin_of_another_port_or_host_is_refused(world, origin, host):
+    communicator, connected = await open_socket(world["session"].pk, user=world["member"],
+                                                origin=origin, host=host)
+    assert not connected
+    await communicator.disconnect()
+
+
+async def test_the_sites_own_origin_with_its_port_is_accepted(world):
+    communicator, connected = await open_socket(world["session"].pk, user=world["member"], after=10_000,
+                                                origin=b"http://127.0.0.1:8000", host=b"127.0.0.1:8000")
+    assert connected
+    assert await communicator.receive_nothing(timeout=0.3)
     await communicator.disconnect()
 
 

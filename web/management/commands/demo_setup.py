@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from django.conf import settings
@@ -14,7 +15,6 @@ from retrieval.models import Document
 from retrieval.services import documents_ingest
 
 DEFAULT_USERNAME = "demo"
-DEFAULT_PASSWORD = "ciq-demo-2025"
 
 
 class Command(BaseCommand):
@@ -23,8 +23,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default=DEFAULT_USERNAME)
-        parser.add_argument("--password", default=DEFAULT_PASSWORD,
-                            help="Used only when the user is created.")
+        parser.add_argument("--password", default=None,
+                            help="Used only when the user is created; default: a random "
+                                 "password, printed once (never a published one).")
         parser.add_argument("--workspace", default="Demo")
         parser.add_argument("--no-samples", action="store_true",
                             help="Leave the workspace empty (no sample ingest).")
@@ -35,6 +36,7 @@ class Command(BaseCommand):
         user = users.objects.filter(username=username).first()
         created = user is None
         if created:
+            password = password or secrets.token_urlsafe(12)
             user = users.objects.create_user(username, password=password)
         space = workspace_get_or_create(name=workspace)
         membership_add(user=user, workspace=space, role=Membership.Role.ADMIN)
