@@ -58,6 +58,21 @@ def content_terms(text: str) -> list[str]:
     return [stem(t) for t in tokenize(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
 
 
+# Abbreviations of legal citations and party names that pysbd takes for a sentence end
+# ("… standards of Ord. #70-2001 (G.9)", "Sec. 4", "Acme Inc. and …"): a piece ending
+# with one is joined to the next.
+LEGAL_ABBREVIATIONS = frozenset("""
+    ord ords no nos sec secs art arts ch chs res subsec subd para paras cl cls reg regs stat
+    stats admin rev dept gov inc co corp ltd llc bros cf e.g i.e v vs st ave approx exh ex
+    """.split())
+_ABBREVIATION_END_RE = re.compile(r"(?:^|[\s(])([A-Za-z.]{1,6})\.$")
+
+
+def _ends_with_abbreviation(piece: str) -> bool:
+    m = _ABBREVIATION_END_RE.search(piece.rstrip())
+    return bool(m) and m.group(1).lower().rstrip(".") in LEGAL_ABBREVIATIONS
+
+
 @lru_cache(maxsize=1)
 def _segmenter() -> pysbd.Segmenter:
     return pysbd.Segmenter(language="en", clean=False, char_span=True)
@@ -68,17 +83,25 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
     pysbd (Sadvilkar & Neumann 2020, "PySBD: Pragmatic Sentence Boundary Disambiguation")
     handles legal abbreviations such as "U.S.C." and "§ 1.2"; spans exclude the trailing
-    whitespace pysbd attaches. Paragraph breaks (blank lines) always end a sentence.
+    whitespace pysbd attaches. Paragraph breaks (blank lines) always end a sentence. A
+    piece that ends with one of :data:`LEGAL_ABBREVIATIONS` ("Ord.", "Sec.", "Inc.") is
+    joined to the next piece of the same paragraph.
     """
     spans: list[tuple[int, int]] = []
     for block in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", text, re.DOTALL):
         offset = block.start()
+        joined = False
         for piece in _segmenter().segment(block.group()):
             start, end = offset + piece.start, offset + piece.end
             while end > start and text[end - 1].isspace():
                 end -= 1
             while start < end and text[start].isspace():
                 start += 1
-            if end > start:
+            if end <= start:
+                continue
+            if joined and spans:
+                spans[-1] = (spans[-1][0], end)
+            else:
                 spans.append((start, end))
+            joined = _ends_with_abbreviation(text[spans[-1][0]:spans[-1][1]])
     return spans

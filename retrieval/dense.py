@@ -59,14 +59,15 @@ def vectors_store(*, chunks: Sequence[Chunk], vectors: np.ndarray, model: str) -
 @dataclass(frozen=True)
 class VectorMatrix:
     """One workspace's vectors of one model: ``chunk_pks`` (n int64), ``matrix``
-    (n × d float32, unit rows), ``jurisdictions`` (n int32 codes into ``codes``) and
-    ``lanes`` (n, the chunk's lane)."""
+    (n × d float32, unit rows), ``jurisdictions`` (n int32 codes into ``codes``),
+    ``lanes`` (n, the chunk's lane) and ``documents`` (n int64 document pks)."""
 
     chunk_pks: np.ndarray
     matrix: np.ndarray
     jurisdictions: np.ndarray
     codes: dict[str, int]
     lanes: np.ndarray
+    documents: np.ndarray
 
     @property
     def dims(self) -> int:
@@ -89,7 +90,8 @@ def _matrix(workspace_id: int, model: str, stamp: tuple) -> VectorMatrix:
     rows = list(
         ChunkVector.objects.filter(workspace_id=workspace_id, model=model)
         .order_by("chunk_id")
-        .values_list("chunk_id", "chunk__jurisdiction", "chunk__lane", "dims", "vector")
+        .values_list("chunk_id", "chunk__jurisdiction", "chunk__lane", "dims", "vector",
+                     "chunk__document_id")
     )
     dims = {row[3] for row in rows}
     if len(dims) > 1:
@@ -107,6 +109,7 @@ def _matrix(workspace_id: int, model: str, stamp: tuple) -> VectorMatrix:
                                   dtype=np.int32, count=len(rows)),
         codes=codes,
         lanes=np.array([row[2] for row in rows], dtype="<U5"),
+        documents=np.fromiter((row[5] for row in rows), dtype=np.int64, count=len(rows)),
     )
 
 
@@ -137,14 +140,19 @@ def cosine_top_k(
 
 
 def filter_mask(
-    vectors: VectorMatrix, jurisdictions: Collection[str] | None, lane: str | None
+    vectors: VectorMatrix, jurisdictions: Collection[str] | None, lane: str | None,
+    documents: Collection[int] | None = None,
 ) -> np.ndarray | None:
-    """Rows whose jurisdiction is any of ``jurisdictions`` (None: any) and whose lane is
-    ``lane`` (None: either); None when nothing is filtered."""
+    """Rows whose jurisdiction is any of ``jurisdictions`` (None: any), whose lane is
+    ``lane`` (None: either) and whose document is one of ``documents`` (None: any); None
+    when nothing is filtered."""
     mask = None
+    if documents is not None:
+        mask = np.isin(vectors.documents, np.asarray(sorted(documents), dtype=np.int64))
     if jurisdictions is not None:
         wanted = [vectors.codes[j] for j in jurisdictions if j in vectors.codes]
-        mask = np.isin(vectors.jurisdictions, np.asarray(wanted, dtype=np.int32))
+        in_jurisdiction = np.isin(vectors.jurisdictions, np.asarray(wanted, dtype=np.int32))
+        mask = in_jurisdiction if mask is None else mask & in_jurisdiction
     if lane is not None:
         in_lane = vectors.lanes == str(lane)
         mask = in_lane if mask is None else mask & in_lane
@@ -164,8 +172,10 @@ class DenseIndex:
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder or embedder_require()
 
-    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None):
-        if k <= 0 or not query.strip() or (jurisdictions is not None and not jurisdictions):
+    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
+               expansion=""):
+        if k <= 0 or not query.strip() or (jurisdictions is not None and not jurisdictions) \
+                or (documents is not None and not documents):
             return []
         vectors = vector_matrix(workspace_id, self.embedder.name)
         if not len(vectors.chunk_pks):
@@ -177,7 +187,8 @@ class DenseIndex:
                 f"the workspace's vectors have {vectors.dims}: re-embed it "
                 "(manage.py embed --workspace NAME --all)."
             )
-        rows, cosines = cosine_top_k(vectors.matrix, vector, k, filter_mask(vectors, jurisdictions, lane))
+        rows, cosines = cosine_top_k(vectors.matrix, vector, k, filter_mask(vectors, jurisdictions, lane,
+                                                                       documents))
         return [Hit(chunk_pk=int(vectors.chunk_pks[r]), cosine=float(c))
                 for r, c in zip(rows, cosines, strict=True)]
 

@@ -48,12 +48,15 @@ class HybridIndex:
         self.lexical = SQLiteFTSIndex()
         self.dense = DenseIndex(embedder)
 
-    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None):
+    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
+               expansion=""):
         if k <= 0:
             return []
         depth = max(k, settings.HYBRID_DEPTH)
-        scope = {"workspace_id": workspace_id, "k": depth, "jurisdictions": jurisdictions, "lane": lane}
-        rankings = [self.lexical.search(query, **scope), self.dense.search(query, **scope)]
+        scope = {"workspace_id": workspace_id, "k": depth, "jurisdictions": jurisdictions, "lane": lane,
+                 "documents": documents}
+        rankings = [self.lexical.search(query, expansion=expansion, **scope),
+                    self.dense.search(query, **scope)]
         return rrf_fuse(rankings, k=settings.RRF_K)[:k]
 
     def idf(self, terms):

@@ -62,10 +62,15 @@ class ChunkIndex(Protocol):
         k: int,
         jurisdictions: Collection[str] | None = None,
         lane: str | None = None,
+        documents: Collection[int] | None = None,
+        expansion: str = "",
     ) -> list[Hit]:
         """Top ``k`` chunks of the workspace for ``query``, best first, restricted to
-        chunks whose jurisdiction is any of ``jurisdictions`` (None: no filter) and to
-        ``lane`` (None: both lanes)."""
+        chunks whose jurisdiction is any of ``jurisdictions`` (None: no filter), to
+        ``lane`` (None: both lanes) and to the documents ``documents`` (pks; None: all).
+        ``expansion``: other phrasings of the question's terms (``retrieval.lexicon``),
+        which a lexical index adds to its query and a dense one ignores (the question's
+        own vector already places it among its paraphrases)."""
         ...
 
     def idf(self, terms: Collection[str]) -> dict[str, float]:
@@ -92,8 +97,9 @@ class SQLiteFTSIndex:
     ``COLUMN_WEIGHTS``, negated so that higher is better.
     """
 
-    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None):
-        expression = match_expression(query)
+    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
+               expansion=""):
+        expression = match_expression(f"{query} {expansion}")
         if not expression or k <= 0:
             return []
         weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
@@ -113,6 +119,11 @@ class SQLiteFTSIndex:
         if lane is not None:
             sql.append("AND c.lane = %s")
             params.append(lane)
+        if documents is not None:
+            if not documents:
+                return []
+            sql.append(f"AND c.document_id IN ({', '.join(['%s'] * len(documents))})")
+            params.extend(sorted(documents))
         sql.append("ORDER BY score DESC LIMIT %s")
         params.append(k)
         with connection.cursor() as cursor:

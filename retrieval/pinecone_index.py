@@ -69,10 +69,14 @@ def upsert_batch_size(dims: int) -> int:
     return max(1, min(settings.PINECONE_BATCH_SIZE, _MAX_IDS_PER_REQUEST, fits))
 
 
-def query_filter(jurisdictions: Iterable[str] | None, lane: str | None) -> dict | None:
-    """Pinecone metadata filter: jurisdiction any of ``jurisdictions`` (``$in``) and the
-    lane (``$eq``); None when nothing is filtered."""
+def query_filter(jurisdictions: Iterable[str] | None, lane: str | None,
+                 documents: Iterable[int] | None = None) -> dict | None:
+    """Pinecone metadata filter: jurisdiction any of ``jurisdictions`` (``$in``), the lane
+    (``$eq``) and the document any of ``documents`` (``$in``); None when nothing is
+    filtered."""
     clauses = []
+    if documents is not None:
+        clauses.append({"document": {"$in": sorted(documents)}})
     if jurisdictions is not None:
         clauses.append({"jurisdiction": {"$in": sorted(jurisdictions)}})
     if lane is not None:
@@ -148,14 +152,15 @@ class PineconeIndex:
         self.embedder = embedder or embedder_require()
         self.index = pinecone_index()
 
-    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None):
+    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
+               expansion=""):
         if k <= 0 or not query.strip() or (jurisdictions is not None and not jurisdictions):
             return []
         vector = query_vector(self.embedder, query)
         try:
             response = self.index.query(
                 top_k=k, vector=vector.tolist(), namespace=namespace_for(workspace_id),
-                filter=query_filter(jurisdictions, lane),
+                filter=query_filter(jurisdictions, lane, documents),
             )
         except _sdk_errors() as exc:
             raise PineconeSyncError(f"Pinecone query failed: {exc}") from exc

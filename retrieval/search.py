@@ -16,12 +16,21 @@ Similarity, in [0, 1], depends on the index (``CIQ_INDEX``), see :func:`hit_simi
 - hybrid: ``max(coverage, max(0, cosine)) × rrf / best_rrf``: the better of the two
   absolute measures, scaled by the fused rank score relative to the best hit (which keeps
   the fusion's ranking); a chunk the dense lane did not find counts its coverage only.
+
+With a question analysis (:mod:`retrieval.question`, issue 9) the similarity also weighs
+whether the chunk holds an answer of the asked kind (:func:`answer_signal`):
+``similarity = (1 − ANSWER_WEIGHT) × index similarity + ANSWER_WEIGHT × answer signal``.
+A "how long" question then prefers the passage that states a period over one that only
+repeats the question's words. Each lane reads ``RERANK_DEPTH`` candidates (at least its
+k) so that the rerank can lift a passage the index ranked low; the lane caps apply after
+the rerank.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -34,12 +43,22 @@ from ciq.text import content_terms
 from retrieval.index import ChunkIndex, Hit, index_get, query_terms
 from retrieval.jurisdiction import statewide_jurisdictions
 from retrieval.models import Chunk, Lane
+from retrieval.question import QuestionAnalysis
+from retrieval.relevance import sentence_relevance
 
 SIMILARITY_WEIGHT = 0.8  # DESIGN.md §1: weighted = 0.8 × similarity + 0.2 × recency
 RECENCY_WEIGHT = 0.2
 # A chunk below this share of the best chunk's similarity is off-topic for the question
 # (it shares a common word at most); it would only fill a lane's cap and lower confidence.
 MIN_RELATIVE_SIMILARITY = 0.25
+# Share of the similarity that comes from the answer signal (issue 9): half, so that a
+# passage holding the asked kind of fact outranks one that only shares the question's
+# words, while the index's evidence still orders passages that both hold one.
+ANSWER_WEIGHT = 0.5
+# A cheap sentence split for scoring candidates (the Writer uses pysbd on the few it keeps).
+_SCORING_SPLIT_RE = re.compile(
+    r"(?<=[.;:!?])\s+(?=[\"“(]?[A-Z0-9§(])|\n\s*\n|\n(?=\s*(?:[-*•]|\(?\w{1,3}[.)])\s)"
+)
 
 
 @dataclass(frozen=True)
@@ -157,10 +176,28 @@ def hit_similarity(hit: Hit, coverage: float, best: Hit) -> float:
     return coverage * (hit.bm25 / best.bm25 if best.bm25 > 0 else 0.0)
 
 
-def _lane_search(index, query, workspace_id, k, jurisdictions, lane) -> list[Hit]:
+def answer_signal(analysis: QuestionAnalysis, text: str, *, context: str,
+                  idf: dict[str, float]) -> float:
+    """How well the chunk ``text`` answers the question, in [0, 1]: the best
+    :func:`verification.relevance.sentence_relevance` score of its sentences (each read
+    with its neighbours and ``context``, the chunk's heading and document title)."""
+    sentences = [s for s in _SCORING_SPLIT_RE.split(text) if s and s.strip()]
+    best = 0.0
+    for i, sentence in enumerate(sentences):
+        around = " ".join(sentences[max(0, i - 1):i] + sentences[i + 1:i + 2])
+        score = sentence_relevance(analysis, sentence, context=f"{context}\n{around}", idf=idf).score
+        best = max(best, score)
+        if best >= 1.0:
+            break
+    return best
+
+
+def _lane_search(index, query, workspace_id, k, jurisdictions, lane, documents=None,
+                 expansion="") -> list[Hit]:
     try:
         return index.search(
-            query, workspace_id=workspace_id, k=k, jurisdictions=jurisdictions, lane=lane
+            query, workspace_id=workspace_id, k=k, jurisdictions=jurisdictions, lane=lane,
+            documents=documents, expansion=expansion,
         )
     finally:
         if not connection.in_atomic_block:
@@ -170,13 +207,14 @@ def _lane_search(index, query, workspace_id, k, jurisdictions, lane) -> list[Hit
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ciq-lane")
 
 
-def _run_lanes(index, query, workspace_id, specs) -> list[list[Hit]]:
+def _run_lanes(index, query, workspace_id, specs, **scope) -> list[list[Hit]]:
     # Inside a transaction (tests, a caller's atomic block) another thread's connection
     # could not see uncommitted rows, so the lanes then run one after the other.
     if len(specs) > 1 and not connection.in_atomic_block:
-        futures = [_POOL.submit(_lane_search, index, query, workspace_id, *spec) for spec in specs]
+        futures = [_POOL.submit(_lane_search, index, query, workspace_id, *spec, **scope)
+                   for spec in specs]
         return [f.result() for f in futures]
-    return [_lane_search(index, query, workspace_id, *spec) for spec in specs]
+    return [_lane_search(index, query, workspace_id, *spec, **scope) for spec in specs]
 
 
 def _dedupe(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
@@ -194,6 +232,19 @@ def _dedupe(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
     return kept
 
 
+def _lane_capped(chunks: list[RetrievedChunk], caps: dict[str, int]) -> list[RetrievedChunk]:
+    """``chunks`` in order, at most ``caps[lane]`` of each lane (no caps: all)."""
+    if not caps:
+        return chunks
+    taken: dict[str, int] = {}
+    kept = []
+    for chunk in chunks:
+        if taken.get(chunk.lane, 0) < caps.get(chunk.lane, len(chunks)):
+            taken[chunk.lane] = taken.get(chunk.lane, 0) + 1
+            kept.append(chunk)
+    return kept
+
+
 def chunks_retrieve(
     query: str,
     *,
@@ -202,6 +253,8 @@ def chunks_retrieve(
     budget: Budget,
     extra_terms: str = "",
     index: ChunkIndex | None = None,
+    analysis: QuestionAnalysis | None = None,
+    documents: Collection[int] | None = None,
 ) -> RetrievalResult:
     """Retrieve, merge, dedupe and rerank the chunks of ``workspace`` for ``query``.
 
@@ -211,6 +264,10 @@ def chunks_retrieve(
     ``US``). With ``ENABLE_PARALLEL_STATE_LANE`` off, one search covers both.
     ``extra_terms`` (e.g. earlier turns' questions) widens the query. ``index``: the
     chunk index to search (default: :func:`retrieval.index.index_get`, ``CIQ_INDEX``).
+    ``analysis``: the question's analysis; with it the lexical query is expanded with
+    the lexicon's phrasings and candidates are reranked by :func:`answer_signal`.
+    ``documents``: restrict the search to these document pks (a party or a named
+    regulation, ``retrieval.places``); None searches every document.
     Returns chunks best first with ``rank`` set, and per-lane counts and top titles.
     Raises what the index raises (a dense index: ``ImproperlyConfigured`` without an
     embedder, ``EmbeddingError`` when the question cannot be embedded).
@@ -220,18 +277,23 @@ def chunks_retrieve(
     targets = set(jurisdictions)
     local_filter = targets or None
     state_filter = statewide_jurisdictions(targets) if targets else None
+    depth = settings.RERANK_DEPTH if analysis is not None else 0
     if settings.ENABLE_PARALLEL_STATE_LANE:
         specs = [
-            (budget.local_k, local_filter, Lane.LOCAL),
-            (budget.state_k, state_filter, Lane.STATE),
+            (max(budget.local_k, depth), local_filter, Lane.LOCAL),
+            (max(budget.state_k, depth), state_filter, Lane.STATE),
         ]
-        caps = [budget.local_cap, budget.state_cap]
+        caps = {Lane.LOCAL.value: budget.local_cap, Lane.STATE.value: budget.state_cap}
     else:
-        specs = [(budget.merged_cap, (local_filter or set()) | (state_filter or set()) or None, None)]
-        caps = [budget.merged_cap]
-    lane_hits = [
-        hits[:cap] for hits, cap in zip(_run_lanes(index, text, workspace.pk, specs), caps, strict=True)
-    ]
+        specs = [(max(budget.merged_cap, depth),
+                  (local_filter or set()) | (state_filter or set()) or None, None)]
+        caps = {}
+    expansion = analysis.expansion_text() if analysis is not None else ""
+    lane_hits = _run_lanes(index, text, workspace.pk, specs, documents=documents,
+                           expansion=expansion)
+    if analysis is None:  # no rerank: the lanes are capped by the index's ranking
+        lane_hits = [hits[:cap] for hits, cap in
+                     zip(lane_hits, list(caps.values()) or [budget.merged_cap], strict=True)]
 
     all_hits = sorted((h for hits in lane_hits for h in hits), key=lambda h: -h.rank_score)
     rows = (
@@ -240,7 +302,8 @@ def chunks_retrieve(
         .in_bulk([h.chunk_pk for h in all_hits])
     )
     terms = query_terms(text)
-    idf = index.idf(terms)
+    topic_stems = [s for t in analysis.topic for a in t.alternatives for s in a] if analysis else []
+    idf = index.idf(list(dict.fromkeys(terms + topic_stems)))
     best = all_hits[0] if all_hits else None
 
     candidates: list[RetrievedChunk] = []
@@ -251,6 +314,9 @@ def chunks_retrieve(
         doc = chunk.document
         coverage = term_coverage(terms, idf, f"{doc.title}\n{chunk.heading}\n{chunk.text}")
         similarity = hit_similarity(hit, coverage, best)
+        if analysis is not None:
+            signal = answer_signal(analysis, chunk.text, context=f"{doc.title}\n{chunk.heading}", idf=idf)
+            similarity = (1 - ANSWER_WEIGHT) * similarity + ANSWER_WEIGHT * signal
         fresh = recency(doc.last_updated)
         candidates.append(
             RetrievedChunk(
@@ -267,7 +333,7 @@ def chunks_retrieve(
     floor = MIN_RELATIVE_SIMILARITY * max((c.similarity for c in candidates), default=0.0)
     ranked = sorted((c for c in candidates if c.similarity >= floor and c.similarity > 0),
                     key=lambda c: (-c.score, -c.bm25))
-    merged = _dedupe(ranked)[: budget.merged_cap]
+    merged = _lane_capped(_dedupe(ranked), caps)[: budget.merged_cap]
     kept = [
         RetrievedChunk(**{**c.__dict__, "rank": i}) for i, c in enumerate(merged[: budget.keep], 1)
     ]

@@ -317,6 +317,8 @@ EMBED_MAX_RETRIES = env.int("EMBED_MAX_RETRIES", default=3)  # the SDK's own ret
 # each of the lexical and dense rankings is read before fusing.
 RRF_K = env.int("RRF_K", default=60)
 HYBRID_DEPTH = env.int("HYBRID_DEPTH", default=50)
+# Candidates each lane reads before the answer-signal rerank (retrieval.search, issue 9).
+RERANK_DEPTH = env.int("RERANK_DEPTH", default=40)
 # Pinecone (CIQ_INDEX=pinecone): the key from the environment; the index by its host
 # (data-plane URL) or by its name (one describe call to find the host).
 PINECONE_API_KEY = env("PINECONE_API_KEY", default="")

@@ -7,6 +7,11 @@ from .base import *  # noqa: F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = tempfile.mkdtemp(prefix="ciq-test-media-")
 
+# The suite runs on the embedded lexical default unless a test picks another index (the
+# MiniLM tests do); a machine with the extra installed would otherwise embed every ingest.
+CIQ_EMBEDDER = env("CIQ_EMBEDDER", default="none")  # noqa: F405
+CIQ_INDEX = env("CIQ_INDEX", default="lexical")  # noqa: F405
+
 # Runs execute at once, in the test's thread, when their transaction commits.
 TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

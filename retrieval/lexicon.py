@@ -1,0 +1,212 @@
+"""Everyday ↔ legal wording: the thesaurus that widens a plain-English question (issue 9).
+
+Firm staff ask "how far can a boat landing stick out" where the ordinance says "no dock
+shall extend more than 20 feet"; "the fine" where the code says "a civil penalty". Each
+group below lists phrasings that mean the same thing in a question about legal text;
+a question that holds one phrase of a group is also searched, and its sentences judged,
+with the others. The groups are general legal and regulatory vocabulary (land use,
+municipal, procedure, contracts, consumer finance, employment): nothing is keyed to the
+wording of a benchmark item, and held-out questions on other documents use the same
+table.
+
+Phrases are matched on Porter stems of content words (``ciq.text.content_terms``), so
+"closes", "closing" and "closed" all match "close".
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ciq.text import content_terms
+
+# One line a group: phrases separated by "|". The first phrase names the group.
+GROUPS = """
+dock|boat landing|pier|boat slip|moorage|float|floating structure|wharf
+pile|piling|post|pole|support
+river|waterway|water|shoreline|riverbank|bank of the river|waterfront
+fine|penalty|civil penalty|punishment|sanction|fined|penalized|liable
+violation|violate|infraction|offense|offence|breach|unlawful|illegal
+close|closing|closed|closure|hours|open|opening|stay open|stay late|stay
+night|nighttime|evening|dark|dusk|sunset|overnight
+morning|dawn|sunrise|daytime
+park|playground|recreation area|public park
+sue|lawsuit|take to court|court|civil action|action|litigation|legal action|bring an action|claim
+lawyer|attorney|counsel|legal fees|attorney fees|attorneys fees
+fee|charge|cost|price|payment|pay|rate|amount
+tree|trees|timber|vegetation
+cut down|take down|take out|remove|removal|cutting|cut|fell|felling
+house|home|dwelling|residence|residential|homeowner|single family
+build|construct|construction|erect|building|new house|structure
+business|home business|home occupation|occupation|commercial|enterprise|practice|profession
+rent|rental|lease|leasing|renting|tenant|landlord|lessee|lessor
+vacation rental|short term rental|short-term rental|transient lodging|vacationers|airbnb|rent by the night
+drone|quadcopter|unmanned aircraft|unmanned aircraft system|uas
+airplane|plane|aircraft|aviation
+backyard|yard|property|premises|land|real property
+neighbor|neighbour|adjoining|adjacent|abutting|next door
+report|complain|complaint|tip off|notify|inform
+anonymous|anonymously|without identifying|without giving name|unidentified|confidential
+car|cars|vehicle|automobile|motor vehicle|truck
+junk|junked|inoperable|abandoned|wrecked|rusted|scrap|salvage|derelict
+dispute|fight|disagreement|controversy|conflict|claim
+resolve|settle|settlement|arbitration|arbitrate|mediation|mediate
+resign|step down|quit|resignation|leave
+fire|dismiss|dismissal|discharge|terminate employment
+salary|paid|compensation|wage|wages|remuneration|fee|pay
+notice|heads-up|heads up|advance notice|notification|notify|warning
+loan|credit|mortgage|financing|lending|extension of credit
+borrower|consumer|customer|obligor|debtor|homeowner
+lender|creditor|bank|financial institution|servicer
+bank|depository institution|credit union|savings association|financial institution
+certificate of deposit|cd|time account|time deposit
+roll over|rolls over|renew|renewal|automatically renew|automatic renewal|rollover|mature|maturity
+lapse|lapsed|cancel|cancelled|canceled|expire|expired|expiration|terminate|terminated|termination|end|ends|ended
+insurance|policy|coverage|insured|insurer
+replacement policy|force-placed|force placed|lender-placed|force-placed insurance
+bill|billing|charge|assess|impose|invoice
+foreclose|foreclosure|first notice or filing|sale of the property
+behind on payments|delinquent|delinquency|past due|default|defaulted|late|missed payment
+late|overdue|past due|delinquent|untimely
+interest|finance charge|late charge|late fee|interest rate|per annum
+cap|limit|maximum|not exceed|ceiling|at most|no more than|upper limit
+minimum|at least|no less than|floor|smallest
+debt|bond|bonds|indebtedness|borrowing|obligations
+size|big|large|area|square feet|dimension|dimensions|length|width|height|tall|wide|long
+far|distance|extend|project|protrude|stick out|reach
+lot|parcel|tract|acre|acres|acreage|lot size|lot area
+horse|horses|livestock|animal|animals|equine|poultry|cattle
+garage sale|yard sale|sale of personal items|rummage sale|estate sale|temporary use
+permit|license|licence|approval|authorization|permission|certificate
+writing|written|in writing|signed|signature
+enforceable|valid|binding|hold up|enforce|void
+records request|public records|public record request|request for records|records
+respond|response|hear back|reply|answer|acknowledge|acknowledgment
+ballot|nomination|nominate|candidate|candidacy|petition|elective office|run for office
+council|city council|councilor|council member|governing body
+sidewalk|street|public way|road|right of way|right-of-way
+injury|injured|injure|hurt|damages|harm|broke|broken
+contractor|bidder|bid|bidding|competitive bidding|vendor|supplier
+lowest bidder|lowest responsible bidder|low bid
+accessory dwelling|secondary dwelling|accessory dwelling unit|granny flat|in-law unit|guest house|adu
+setback|set back|yard|distance from property line|building line
+measure|measured|measurement|calculate|computed
+eaves|overhang|roof overhang|wall|wall line
+day care|daycare|child care|childcare|nursery
+conditional use|conditional use permit|special use|special exception
+extension|extend|more time|additional time|continuance
+register|registration|registered|record|enroll
+special education|iep|individualized education program|disability
+appeal|review|judicial review|civil action|take to court|challenge
+hearing|due process hearing|contested case|proceeding
+subpoena|legal process|court order|compelled|required by law|legal proceeding
+tell|notify|inform|notice|advise|disclose
+confidential|sensitive|proprietary|secret|trade secret|confidential information
+phone|phone call|telephone|orally|oral|verbal|verbally
+send back|return|give back|hand back|destroy
+document|documents|materials|information|records|papers
+tender offer|acquire|acquisition|buy shares|standstill|purchase securities
+competitor|rival|rival bidder|competing|third party|other bidder
+exclusive|exclusivity|exclusively|sole
+owe|pay|liquidated damages|damages|liable|payment
+sponsor|sponsorship|sponsored
+sell|sale|sell off|sell-off|dispose|inventory|stock|remaining stock
+supervise|supervision|supervisory|examination|larger participant|big player|major player|big players
+debt collector|collection agency|debt collection|collector|collections
+privacy notice|annual notice|privacy policy|annual privacy notice
+former customer|paid off|no longer a customer|closed account|terminated relationship
+escrow|escrow account|impound|cushion|buffer
+civil investigative demand|cid|investigative demand
+narrow|modify|set aside|quash|limit|petition to modify
+charges|notice of charges|complaint|administrative proceeding
+ship back|return|send back|stock rotation|returns
+credit|refund|reimburse|reimbursement
+sell-through|slow-selling|unsold|slow moving|excess inventory
+statute of limitations|limitation period|time limit|time to sue|commence an action|must be commenced
+shorten|reduce|shorten the period|reduce the period|less than
+owner|landowner|property owner|homeowner
+city|municipal|municipality|town|village
+county|county commission|county board
+state|statewide|state agency
+federal|national|united states
+agency|department|bureau|commission|board|office
+employee|staff|staffer|worker|employer|personnel
+originate|originator|loan originator|mortgage loan originator|origination
+noise|sound|loud|quiet hours
+sign|signs|signage|billboard
+fence|fences|wall|hedge
+pet|pets|dog|dogs|cat|animal
+parking|park a car|parked|vehicle storage
+fireworks|fireworks stand|pyrotechnic
+alcohol|liquor|beer|wine
+marijuana|cannabis
+emergency|hazard|hazardous|dangerous|imminent danger|storm|windstorm
+deadline|due date|time limit|no later than|within
+before|prior to|in advance|advance
+after|following|subsequent|thereafter
+minor|child|children|juvenile|son|daughter|student
+parent|parents|guardian
+school|school district|district|education
+wage|minimum wage|hourly wage|pay rate
+tax|taxes|taxation|assessment|levy
+vote|voter|election|electors|voters
+meeting|meetings|session|hearing
+zoning|zone|district|zoned|land use
+variance|exception|waiver|deviation
+subdivide|subdivision|partition|land division|plat
+demolish|demolition|tear down|raze
+flood|floodplain|flood plain|flood hazard
+wetland|wetlands|riparian|water quality|stream
+agreement|contract|deal|arrangement
+brand|trademark|trade name|logo|mark|label|labeling
+sell|sale|sell off|sell-off|inventory|remaining inventory
+""".strip()
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[dict[tuple[str, ...], tuple[tuple[str, ...], ...]], dict[tuple[str, ...], str]]:
+    """(stem tuple of each phrase → the stem tuples of every phrase in its groups,
+    stem tuple → the phrase as written)."""
+    table: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    written: dict[tuple[str, ...], str] = {}
+    for line in GROUPS.splitlines():
+        group = []
+        for phrase in line.split("|"):
+            stems = tuple(content_terms(phrase))
+            if stems:
+                group.append(stems)
+                written.setdefault(stems, phrase)
+        for phrase in group:
+            table.setdefault(phrase, set()).update(group)
+    return {k: tuple(sorted(v)) for k, v in table.items()}, written
+
+
+def _phrases() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    return _table()[0]
+
+
+def written(phrase: tuple[str, ...]) -> str:
+    """A lexicon phrase as written in :data:`GROUPS` (its stems joined when unknown)."""
+    return _table()[1].get(phrase, " ".join(phrase))
+
+
+def longest_phrases(stems: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Non-overlapping lexicon phrases in a stem sequence, longest first at each position:
+    ``[(start, end, phrase stems), ...]`` in order (end exclusive)."""
+    table = _phrases()
+    longest = max((len(p) for p in table), default=1)
+    found, i = [], 0
+    while i < len(stems):
+        for size in range(min(longest, len(stems) - i), 0, -1):
+            phrase = tuple(stems[i:i + size])
+            if phrase in table:
+                found.append((i, i + size, phrase))
+                i += size
+                break
+        else:
+            i += 1
+    return found
+
+
+def alternatives(phrase: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Every phrasing (stem tuples) that means the same as ``phrase``, itself included."""
+    return _phrases().get(phrase, (phrase,))

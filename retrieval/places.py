@@ -1,0 +1,304 @@
+"""Where a question points: places, authorities and parties it names (DESIGN.md §1; issue 9).
+
+With no target jurisdiction picked, the targets are inferred from the question:
+
+- a place the workspace holds documents for ("Rivergrove" → ``US-OR-Rivergrove``; "Ray
+  County" → ``US-MO-Ray``; "Oregon" → ``US-OR``); "the city" / "the county" when the
+  workspace holds exactly one municipal / county jurisdiction;
+- an authority: a state's statute code ("ORS" → ``US-OR``, "RSMo" → ``US-MO``) or a
+  federal one ("C.F.R.", "U.S.C.", "CFPB" → ``US``); a named regulation or act ("Regulation
+  E", "RESPA", an acronym of a document's title) also focuses the search on that
+  document;
+- a party: a name that occurs in at most :data:`PARTY_MAX_DOCUMENTS` of the workspace's
+  firm documents (contracts) focuses the search on them.
+
+A place that is named but has no documents in the workspace ("under Washington law",
+"Clay County, Missouri") is reported as missing: when every place a question names is
+missing, the documents cannot answer it, whatever passages look similar.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from django.db import connection
+from django.db.models import Max
+
+from ciq.models import Workspace
+from retrieval.jurisdiction import PRIVATE, jurisdiction_ancestors
+from retrieval.models import Document
+
+US_STATES = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California",
+    "CO": "Colorado", "CT": "Connecticut", "DE": "Delaware", "DC": "District of Columbia",
+    "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho", "IL": "Illinois",
+    "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan", "MN": "Minnesota",
+    "MS": "Mississippi", "MO": "Missouri", "MT": "Montana", "NE": "Nebraska", "NV": "Nevada",
+    "NH": "New Hampshire", "NJ": "New Jersey", "NM": "New Mexico", "NY": "New York",
+    "NC": "North Carolina", "ND": "North Dakota", "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon",
+    "PA": "Pennsylvania", "RI": "Rhode Island", "SC": "South Carolina", "SD": "South Dakota",
+    "TN": "Tennessee", "TX": "Texas", "UT": "Utah", "VT": "Vermont", "VA": "Virginia",
+    "WA": "Washington", "WV": "West Virginia", "WI": "Wisconsin", "WY": "Wyoming",
+}
+# State statute and rule codes by their usual abbreviations.
+STATE_CODES = {
+    "ORS": "OR", "OAR": "OR", "RSMo": "MO", "RCW": "WA", "WAC": "WA", "ILCS": "IL",
+    "MCL": "MI", "NRS": "NV", "ARS": "AZ", "CRS": "CO", "KRS": "KY", "HRS": "HI",
+}
+_FEDERAL_RE = re.compile(
+    r"\b(?:C\.?F\.?R\.?|U\.?S\.?C\.?|CFPB|federal|Consumer Financial Protection Bureau"
+    r"|Federal Register|Regulation [A-Z]{1,2})\b"
+)
+_REGULATION_RE = re.compile(r"\bRegulation ([A-Z]{1,2})\b")
+_COUNTY_RE = re.compile(r"\b((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+) County\b")
+_CITY_RE = re.compile(r"\b(?:City|Town|Village) of ((?:[A-Z][a-z]+ ?){1,3})\b")
+_GENERIC_CITY_RE = re.compile(r"\b(?:the|our|this) (?:city|town)\b|\bcity (?:council|hall|'s)", re.I)
+_GENERIC_COUNTY_RE = re.compile(r"\bthe county\b|\bcounty (?:commission|board|'s)", re.I)
+_NAME_RE = re.compile(r"\b[A-Z][\w&.-]*(?:\s+(?:[A-Z][\w&.-]*|of|and|&))*(?<![\s.])")
+# Capitalised words that name no party (sentence openers, titles, legal forms).
+_NOT_NAMES = frozenset("""
+    a an the if in on under once after before what how when who whom whose which where why does do
+    did is are was were can could may might must shall should will would my our we i you your he
+    she they their it its this that these those someone parents client and or but for to of
+    inc llc ltd corp corporation company co agreement nda ceo cfo llp plc sa ag
+    """.split())
+PARTY_MAX_DOCUMENTS = 3  # a name in more documents than this is a common word, not a party
+
+
+@dataclass(frozen=True)
+class PlaceMention:
+    """A place or authority the question names: ``code`` its jurisdiction, ``loaded``
+    whether the workspace holds documents of exactly that code."""
+
+    text: str
+    code: str
+    loaded: bool
+
+
+@dataclass
+class Routing:
+    """Where to search: inferred ``targets`` (jurisdiction codes), a ``documents`` focus
+    (document pks; empty = no focus), every place named (``mentions``) and the names that
+    focused the search (``parties``)."""
+
+    targets: list[str] = field(default_factory=list)
+    documents: list[int] = field(default_factory=list)
+    mentions: list[PlaceMention] = field(default_factory=list)
+    parties: list[str] = field(default_factory=list)
+    # Every name the routing resolved (places, authorities, acts, parties): the search is
+    # scoped to them, so they are not topic terms (``QuestionAnalysis.scoped``).
+    names: list[str] = field(default_factory=list)
+    # Names of two or more words ("Closing Disclosure") that no document mentions: what
+    # the question is about is not in the workspace.
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def missing(self) -> list[PlaceMention]:
+        """Places named for which the workspace holds no documents."""
+        return [m for m in self.mentions if not m.loaded]
+
+    @property
+    def only_missing(self) -> bool:
+        """The documents cannot answer: every place the question names is missing (and it
+        names at least one), or it names something no document mentions."""
+        return bool(self.unknown) or (bool(self.mentions) and all(not m.loaded for m in self.mentions))
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    """A workspace's jurisdictions by name: ``codes`` present; ``local`` lowercase name →
+    code for municipal and county codes; ``acronyms`` acronym or "Regulation X" →
+    document pks."""
+
+    codes: frozenset[str]
+    levels: dict[str, str]
+    local: dict[str, str]
+    acronyms: dict[str, tuple[int, ...]]
+
+
+_CACHE: dict[int, tuple[tuple, Gazetteer]] = {}
+
+
+def _acronym(title: str) -> str:
+    words = re.findall(r"[A-Z][a-z]+", title.split("(")[0].split("—")[-1])
+    return "".join(w[0] for w in words) if len(words) >= 3 else ""
+
+
+def gazetteer(workspace: Workspace) -> Gazetteer:
+    """The workspace's :class:`Gazetteer`, rebuilt when its documents change."""
+    docs = Document.objects.filter(workspace=workspace)
+    stamp = (docs.count(), docs.aggregate(last=Max("updated"))["last"])
+    cached = _CACHE.get(workspace.pk)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    rows = list(docs.values_list("pk", "jurisdiction", "jurisdiction_level", "title", "citation_label"))
+    codes, levels, local, acronyms = set(), {}, {}, {}
+    for pk, code, level, title, label in rows:
+        codes.add(code)
+        levels[code] = level
+        parts = code.split("-")
+        if len(parts) >= 3 and not parts[-1].isdigit():
+            name = parts[-1].replace("_", " ").lower()
+            local[f"{name} county" if level == "county" else name] = code
+        for m in _REGULATION_RE.finditer(f"{title} {label}"):
+            acronyms.setdefault(f"Regulation {m.group(1)}", set()).add(pk)
+        acronym = _acronym(title)
+        if len(acronym) >= 4:
+            acronyms.setdefault(acronym, set()).add(pk)
+    gaz = Gazetteer(frozenset(codes), levels, local,
+                    {k: tuple(sorted(v)) for k, v in acronyms.items()})
+    _CACHE[workspace.pk] = (stamp, gaz)
+    return gaz
+
+
+def _documents_naming(workspace: Workspace, name: str) -> list[tuple[int, str]]:
+    """(document pk, jurisdiction) of the workspace's documents whose text, heading or
+    title holds ``name`` as a phrase, also with a possessive "'s" after any of its words
+    ("Logan Roadhouse" finds "Logan's Roadhouse"); FTS5, the words quoted, never FTS
+    syntax. At most :data:`PARTY_MAX_DOCUMENTS` + 1 rows."""
+    tokens = re.findall(r"\w+", name)
+    if not tokens:
+        return []
+    variants = [" ".join(tokens)] + [" ".join(tokens[:i + 1] + ["s"] + tokens[i + 1:])
+                                      for i in range(len(tokens) - 1)]
+    phrase = " OR ".join(f'"{v}"' for v in variants)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT d.id, d.jurisdiction FROM retrieval_chunk_fts AS f "
+            "JOIN retrieval_chunk AS c ON c.id = f.rowid "
+            "JOIN retrieval_document AS d ON d.id = c.document_id "
+            "WHERE retrieval_chunk_fts MATCH %s AND d.workspace_id = %s LIMIT %s",
+            [phrase, workspace.pk, PARTY_MAX_DOCUMENTS + 1],
+        )
+        return cursor.fetchall()
+
+
+def _names(question: str) -> list[str]:
+    """Capitalised names in the question (a sentence's first word only when the next is
+    capitalised too), possessives removed."""
+    names = []
+    text = re.sub(r"['’]s\b", "", question)
+    for m in _NAME_RE.finditer(text):
+        words = m.group().split()
+        while words and words[0].lower() in _NOT_NAMES:
+            words = words[1:]
+        while words and words[-1].lower() in _NOT_NAMES:
+            words = words[:-1]
+        if not words:
+            continue
+        start = m.start() + m.group().find(words[0])
+        opener = start == 0 or re.search(r"[.?!]\s*$", text[:start])
+        if opener and len(words) == 1:
+            continue
+        names.append(" ".join(words))
+    return names
+
+
+def question_route(question: str, *, workspace: Workspace) -> Routing:
+    """The :class:`Routing` of ``question`` over ``workspace`` (module docstring).
+
+    A place whose code is an ancestor of another named place is implied by it and not
+    listed ("Ray County, Missouri" names ``US-MO-Ray``). Targets are the loaded places;
+    a federal authority adds ``US``. One query per name (FTS5 phrase), none when the
+    question names nothing.
+    """
+    gaz = gazetteer(workspace)
+    mentions: dict[str, PlaceMention] = {}
+
+    def mention(text: str, code: str) -> None:
+        mentions.setdefault(code, PlaceMention(text, code, code in gaz.codes))
+
+    state_named = ""
+    for postal, name in US_STATES.items():
+        if re.search(rf"\b{name}\b", question):
+            mention(name, f"US-{postal}")
+            state_named = state_named or postal
+    for abbreviation, postal in STATE_CODES.items():
+        if re.search(rf"\b{abbreviation}\b", question):
+            mention(abbreviation, f"US-{postal}")
+            state_named = state_named or postal
+    lowered = question.lower()
+    for name, code in gaz.local.items():
+        if re.search(rf"\b{re.escape(name)}\b", lowered):
+            mention(name.title(), code)
+    for m in _COUNTY_RE.finditer(question):
+        if f"{m.group(1).lower()} county" not in gaz.local:
+            mention(m.group(0), f"US-{state_named or 'XX'}-{m.group(1).replace(' ', '')}")
+    for m in _CITY_RE.finditer(question):
+        if m.group(1).strip().lower() not in gaz.local:
+            mention(m.group(0).strip(), f"US-{state_named or 'XX'}-{m.group(1).strip().replace(' ', '')}")
+    by_level = {}
+    for code in gaz.codes:
+        by_level.setdefault(gaz.levels.get(code), []).append(code)
+    if not mentions and _GENERIC_CITY_RE.search(question) and len(by_level.get("municipal", [])) == 1:
+        mention("the city", by_level["municipal"][0])
+    if not mentions and _GENERIC_COUNTY_RE.search(question) and len(by_level.get("county", [])) == 1:
+        mention("the county", by_level["county"][0])
+    # A place implied by a more specific one named beside it is not a target of its own.
+    implied = {a for code in mentions for a in jurisdiction_ancestors(code)}
+    places = [m for code, m in mentions.items() if code not in implied]
+
+    routing = Routing(mentions=places, targets=[m.code for m in places if m.loaded])
+    routing.names = [m.text for m in mentions.values()]
+    documents: set[int] = set()
+    for key, pks in gaz.acronyms.items():
+        if re.search(rf"\b{re.escape(key)}\b", question):
+            documents.update(pks)
+            routing.names.append(key)
+    federal = _FEDERAL_RE.findall(question)
+    if documents or federal:
+        routing.names += federal
+        if "US" in gaz.codes and "US" not in routing.targets:
+            routing.targets.append("US")
+    routing.documents = sorted(documents)
+    if not documents:
+        routing.documents, routing.parties, routing.unknown, located = _party_focus(
+            question, workspace, places)
+        routing.names += routing.parties
+        if not routing.targets and len(located) == 1:  # "Lloyd Minor Park" lies in one town
+            routing.targets = located
+    return routing
+
+
+def _party_focus(question: str, workspace: Workspace,
+                 places) -> tuple[list[int], list[str], list[str], list[str]]:
+    """(firm documents that every found party name points to, or any when the names
+    point to different documents; the names found in a few documents: parties, and
+    named things of public documents such as a park; the multi-word names no document
+    mentions; the jurisdictions of the public documents naming a named thing). Names of
+    places are not parties."""
+    unknown: list[str] = []
+    named: list[str] = []
+    located: set[str] = set()
+    place_words = {w.lower() for m in places for w in m.text.split()}
+    found: list[set[int]] = []
+    parties = []
+    for name in _names(question):
+        if name.lower() in place_words or name.upper() in STATE_CODES or name in US_STATES.values():
+            continue
+        hits = _documents_naming(workspace, name)
+        if not hits and _is_term(name):
+            unknown.append(name)
+        if not hits or len(hits) > PARTY_MAX_DOCUMENTS:
+            continue
+        if any(j != PRIVATE for _, j in hits):  # a named thing of public law ("Lloyd Minor Park"):
+            named.append(name)  # scope, not topic, but no focus (a general rule may govern it)
+            located.update(j for _, j in hits if j != PRIVATE)
+            continue
+        found.append({pk for pk, _ in hits})
+        parties.append(name)
+    if not found:
+        return [], named, unknown, sorted(located)
+    common = set.intersection(*found)
+    return sorted(common or set.union(*found)), parties + named, unknown, sorted(located)
+
+
+def _is_term(name: str) -> bool:
+    """A name of two to four real words (not "Rivergrove OK"), none of them a state."""
+    words = [w for w in name.split() if not (w.isupper() and len(w) <= 2)]
+    return 2 <= len(words) <= 4 and not any(w in US_STATES.values() for w in words)

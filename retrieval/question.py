@@ -1,0 +1,352 @@
+"""Question analysis: what is asked, about what, where (DESIGN.md §1 "answerability"; issue 9).
+
+Before retrieval a question is read for
+
+- the **kind of fact** it asks for (:class:`FactKind`): a deadline or period, an amount
+  or number, a permission (yes/no with its conditions), an obligation and who bears it,
+  a definition, a procedure, or something general;
+- its **facets**: one per clause ("How often …, and is a permit needed?" has two), each
+  with its kind and its topic terms (Porter stems, question scaffolding removed), each
+  term with the everyday/legal alternatives of :mod:`retrieval.lexicon`;
+- the **years** it names ("in 2019"), which the answer's source must speak to.
+
+Places and parties are resolved against the workspace in :mod:`retrieval.places`.
+The same analysis drives query expansion and the fact-kind rerank (retrieval), the
+sentence choice of the extractive Writer, and the relevance judgement of every claim
+(:mod:`verification.relevance`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ciq.text import content_terms, stem, tokenize
+from retrieval.lexicon import alternatives, longest_phrases, written
+
+
+class FactKind(StrEnum):
+    """The kind of fact a question (or one facet of it) asks for."""
+
+    DEADLINE = "deadline"  # a period, a time limit, a frequency, a date or an hour
+    AMOUNT = "amount"  # money, a percentage, a size, a count, a limit
+    PERMISSION = "permission"  # may / may not, with its conditions
+    OBLIGATION = "obligation"  # must / need not, and who bears it
+    DEFINITION = "definition"  # what a term means or covers
+    PROCEDURE = "procedure"  # the steps, filings and who receives them
+    GENERAL = "general"
+
+
+# Cues, tried in this order on each clause (the first that matches names the kind).
+# A "how much notice/time" question asks for a period, so deadline cues come first.
+_KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
+    (FactKind.DEADLINE, re.compile(
+        r"\bhow (?:long|soon|quickly|fast|often|frequently|many (?:days|weeks|months|years|hours"
+        r"|business days|calendar days|school days|times))\b|\bhow much (?:time|notice|heads[- ]up"
+        r"|advance notice|warning|lead time)\b|\bby when\b|\bwhen (?:must|do|does|should|is|are|will"
+        r"|can|did)\b|\bwhat (?:time|day|night|date|hours?)\b|\bdeadline\b|\btime limit\b"
+        r"|\bhow far (?:behind|in advance|ahead)\b|\buntil when\b|\bhow late\b|\bhow early\b"
+        r"|\bwhat (?:\w+ ){0,3}(?:hours|times|dates|days)\b",
+        re.I)),
+    (FactKind.PROCEDURE, re.compile(
+        r"\bhow (?:do|does|can|would|should) (?:i|we|you|they|one|a|an|the|someone|my|our)\b"
+        r"|\bwhat(?:'s| is| are)? the (?:process|procedure|steps)\b|\bwhat (?:do|does|must|should)"
+        r" (?:i|we|you|they|one|he|she|it) (?:need|have) to (?:do|file|submit|send)\b"
+        r"|\bwhat (?:do|must|should) (?:i|we|you|they) (?:file|submit|do)\b|\bwhat does it take\b"
+        r"|\bwhat has to happen\b|\bwhat happens\b|\bsteps?\b|\bhow (?:is|are) .{1,40} (?:resolved|handled"
+        r"|decided|appealed|filed)\b|\bwhat needs to happen\b", re.I)),
+    (FactKind.AMOUNT, re.compile(
+        r"\bhow (?:much|many|big|large|small|tall|high|wide|deep|far|close|old)\b"
+        r"|\bwhat(?:'s| is| are| was)? (?:the )?(?:fee|fine|penalty|cost|price|charge|rate|interest"
+        r"|amount|maximum|minimum|cap|limit|threshold|size|percentage|sum|salary|compensation)\b"
+        r"|\bat what (?:size|amount|point|level)\b|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
+        r"|ceiling)\b|\bwhat (?:does|did|do|will) .{1,60} (?:charge|cost|pay|owe)\b"
+        r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
+        r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
+    (FactKind.DEFINITION, re.compile(
+        r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
+        r"|\bdefin(?:e|ed|ition)\b|\bwhat is (?:a|an) [\w -]{1,40}\?|\bwhat kinds? of\b"
+        r"|\bwhat exactly\b|\bwhich .{1,40} (?:count|qualify)\b", re.I)),
+    (FactKind.OBLIGATION, re.compile(
+        r"\b(?:do|does|did|will) (?:i|we|you|they|he|she|it|the \w+|\w+) (?:still )?(?:have|need) to\b"
+        r"|\b(?:have|has|need|needs) to\b|\bmust\b|\b(?:is|are) .{0,40}(?:required|needed|necessary)\b"
+        r"|\brequired to\b|\bneed (?:a|an|to get|to obtain)\b"
+        r"|\bobligat\w*\b|\bresponsib\w*\b|\bwho (?:pays|must|has to|is responsible|bears)\b"
+        r"|\bowe[sd]?\b|\bsupposed to\b|\brequire[sd]? of\b|\bwhat does .{1,80} require\b", re.I)),
+    (FactKind.PERMISSION, re.compile(
+        r"^(?:\W*)(?:can|could|may|is it (?:legal|lawful|ok|okay|allowed|permitted)|am i allowed"
+        r"|are (?:we|they|you) allowed|is (?:a|an|the|my|our) .{1,60} allowed|does .{1,60} (?:let|allow"
+        r"|permit)|do .{1,60} (?:let|allow|permit))\b|\b(?:allowed|permitted|prohibited|legal) to\b"
+        r"|\bcan (?:i|we|you|they|he|she|a|an|the)\b|\bis (?:there|it) .{0,30}allowed\b"
+        r"|(?:^|[,;]\s*)(?:can|could|may)\s", re.I)),
+]
+
+# Words that frame a question rather than name its topic (after the kind cues are read).
+SCAFFOLD = frozenset(stem(w) for w in """
+    how long soon quickly fast often frequently much many big large small tall high wide deep far
+    old what when where which who whom whose why whether can could would should will
+    does do did need needs needed have has had get gets got go goes going make makes made let lets
+    allowed required require requires exactly really actually just still even ever also
+    else anything something someone somebody anyone everyone thing things way ok okay happen
+    happens want wants wanted decide decided says say said know knows kind kinds sort
+    deadline process procedure step steps threshold draft drafting memo memorandum write
+    prepare summarize summarise summary explain describe outline list please brief briefing
+    client clients our us we i my me you your he she his her they them their it its there
+    these days nowadays currently today right away now turn around after all
+    count counts qualify qualifies mean means meant take takes taking cost costs
+    owe owes owed long time period point level sure possible come comes came keep keeps
+    already first last past this next now soon one two three four five six seven eight nine ten
+    big biggest way whole able people person persons""".split())
+# Nouns that name the asked value itself ("the threshold", "the deadline"): the slot of
+# the facet's kind stands for them, so a sentence need not repeat the word.
+SLOT_NOUNS = frozenset(stem(w) for w in """
+    amount threshold size limit cap maximum minimum number figure level time period deadline
+    date day days process procedure steps step rule rules requirement requirements way
+    """.split())
+_FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
+                       r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
+SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
+# Terms kept whatever else happens: a number or year in the question is a fact to match.
+_YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_CLAUSE_RE = re.compile(r"\?\s+|;\s+|,?\s+and\s+(?=(?:is|are|can|may|must|does|do|how|what|when"
+                        r"|who|where|which|whether|if|will|would|should)\b)|\s+or\s+(?=(?:is|are|can"
+                        r"|may|must|does|do|how|what|when)\b)", re.I)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One topic term of a facet: its Porter stems (a lexicon phrase may have several),
+    every phrasing that means the same (``alternatives``, stem tuples), and its weight
+    in the facet (1.0; :data:`SITUATION_WEIGHT` for the situation around the question)."""
+
+    stems: tuple[str, ...]
+    alternatives: tuple[tuple[str, ...], ...]
+    weight: float = 1.0
+
+    @property
+    def key(self) -> str:
+        return " ".join(self.stems)
+
+    def weighted(self, weight: float) -> Term:
+        return Term(self.stems, self.alternatives, weight)
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One thing an answer must address: the clause, its fact kind, its topic terms, and
+    its ``focus`` (the noun a "what/which" question asks about, e.g. "insurance" in "What
+    insurance must …", which an answering sentence must itself hold; None when the
+    slot stands for it)."""
+
+    text: str
+    kind: str
+    terms: tuple[Term, ...]
+    focus: Term | None = None
+    unit: str = ""  # the unit the clause names: money, percent, day, week, month, year, hour
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    """What the question asks. ``kind`` is the first facet's kind; ``years`` the years
+    named (strings); ``situation`` the sentences told before the question itself."""
+
+    question: str
+    kind: str
+    facets: tuple[Facet, ...]
+    years: tuple[str, ...] = ()
+    situation: str = ""
+
+    @property
+    def topic(self) -> tuple[Term, ...]:
+        """Every facet's terms, deduplicated, in order."""
+        seen: dict[str, Term] = {}
+        for facet in self.facets:
+            for term in facet.terms:
+                seen.setdefault(term.key, term)
+        return tuple(seen.values())
+
+    def expansion_text(self) -> str:
+        """The alternative phrasings of the question's terms, as written, that add a word
+        the question lacks (appended to the lexical query)."""
+        own = {s for t in self.topic for s in t.stems}
+        extra: dict[str, None] = {}
+        for term in self.topic:
+            for alt in term.alternatives:
+                if any(s not in own for s in alt):
+                    extra.setdefault(written(alt), None)
+        return " ".join(extra)
+
+    def scoped(self, names: Iterable[str]) -> QuestionAnalysis:
+        """A copy without the terms that only name the search's scope (``names``: the
+        places, authorities and parties routing resolved, e.g. "Rivergrove", "CFPB",
+        "Sierra Mountain Minerals"): the documents searched are already theirs, so a
+        sentence need not repeat them."""
+        scope = {s for name in names for s in content_terms(_POSSESSIVE_RE.sub("", name))}
+        if not scope:
+            return self
+
+        def keep(term: Term) -> bool:
+            return not all(s in scope for s in term.stems)
+
+        facets = tuple(Facet(f.text, f.kind, tuple(t for t in f.terms if keep(t)),
+                             f.focus if f.focus and keep(f.focus) else None, f.unit)
+                       for f in self.facets)
+        return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation)
+
+    def as_topic(self) -> QuestionAnalysis:
+        """A copy whose facets ask for no particular kind of fact (general, no unit, no
+        focus): a Draft request ("Draft a memo on tree removal permits and penalties")
+        names a topic to cover, not a value to state."""
+        facets = tuple(Facet(f.text, FactKind.GENERAL.value, f.terms) for f in self.facets)
+        return QuestionAnalysis(self.question, FactKind.GENERAL.value, facets, self.years, self.situation)
+
+    def as_dict(self) -> dict:
+        """JSON-ready summary (stored on the turn, shown in the trace)."""
+        return {
+            "question": self.question, "kind": self.kind, "years": list(self.years),
+            "situation": self.situation,
+            "facets": [{"text": f.text, "kind": f.kind, "focus": f.focus.key if f.focus else "",
+                        "unit": f.unit,
+                        "terms": [t.key if t.weight == 1.0 else f"({t.key})" for t in f.terms]}
+                       for f in self.facets],
+        }
+
+
+_UNIT_CUES: list[tuple[str, re.Pattern]] = [
+    ("money", re.compile(r"\b(?:fee|fees|fine|fines|cost|costs|charge|charges|price|paid|pay|pays|owe|owes"
+                         r"|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
+                         r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
+    ("percent", re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
+    *[(unit, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
+      for unit in ("day", "week", "month", "year", "hour")],
+]
+
+
+def clause_unit(clause: str, kind: str) -> str:
+    """The unit a deadline or amount clause names ("how many school days" → day, "what
+    fee" → money), or ""."""
+    if kind not in (FactKind.DEADLINE, FactKind.AMOUNT):
+        return ""
+    for unit, cue in _UNIT_CUES:
+        if cue.search(clause) and (unit != "money" or kind == FactKind.AMOUNT):
+            return unit
+    return ""
+
+
+def fact_kind(clause: str) -> str:
+    """The :class:`FactKind` value a question clause asks for, by its cue words."""
+    for kind, cue in _KIND_CUES:
+        if cue.search(clause):
+            return kind.value
+    return FactKind.GENERAL.value
+
+
+_POSSESSIVE_RE = re.compile(r"(?<=\w)['’]s\b|(?<=\w)['’](?=\s)", re.I)
+_NUMBER_RE = re.compile(r"^\d[\d,.]*$")
+
+
+def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
+    """The topic terms of ``text``: content stems minus :data:`SCAFFOLD`, ``skip`` and
+    numbers other than years (an amount in the question describes the case; the answer
+    states the rule), lexicon phrases kept whole with their alternatives, in order,
+    deduplicated. Possessives and contractions ("Rivergrove's", "what's") count as their
+    word."""
+    stems = content_terms(_POSSESSIVE_RE.sub("", text))
+    dropped = SCAFFOLD | set(skip)
+    terms: dict[tuple[str, ...], Term] = {}
+    phrases = {start: (end, phrase) for start, end, phrase in longest_phrases(stems)}
+    i = 0
+    while i < len(stems):
+        if i in phrases:
+            end, phrase = phrases[i]
+            if len(phrase) > 1 or phrase[0] not in dropped:
+                terms.setdefault(phrase, Term(phrase, alternatives(phrase)))
+            i = end
+            continue
+        s = stems[i]
+        if s not in dropped and not (_NUMBER_RE.match(s) and not _YEAR_RE.fullmatch(s)):
+            terms.setdefault((s,), Term((s,), ((s,),)))
+        i += 1
+    return tuple(terms.values())
+
+
+def focus_term(clause: str, terms: Sequence[Term]) -> Term | None:
+    """The term a "what/which X" clause asks about, when it is one of ``terms`` and not
+    a :data:`SLOT_NOUNS` word."""
+    m = _FOCUS_RE.search(clause)
+    if not m:
+        return None
+    if not m.group(1)[0].islower():  # a name ("What is Idan Maimon paid") is not a focus
+        return None
+    word = stem(m.group(1).lower())
+    if word in SLOT_NOUNS or word in SCAFFOLD:
+        return None
+    return next((t for t in terms if word in t.stems), None)
+
+
+_SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“])")
+_ASKING_RE = re.compile(r"^\W*(?:what|how|when|where|who|whom|whose|which|why|whether|can|could|may"
+                        r"|must|do|does|did|is|are|was|were|will|would|should|shall|has|have|had"
+                        r"|am|if)\b", re.I)
+
+
+def split_situation(question: str) -> tuple[str, str]:
+    """(situation, question proper): the sentences told before the first sentence that
+    asks (ends with "?" or opens like a question). With no asking sentence, or nothing
+    before it, the situation is empty."""
+    sentences = _SENTENCE_RE.split(question.strip())
+    for i, sentence in enumerate(sentences):
+        if sentence.rstrip().endswith("?") or _ASKING_RE.match(sentence):
+            return " ".join(sentences[:i]), " ".join(sentences[i:])
+    return "", question.strip()
+
+
+def clauses(question: str) -> list[str]:
+    """The question split into clauses that each ask something (at least two words)."""
+    parts = [p.strip(" ,.?") for p in _CLAUSE_RE.split(question)]
+    return [p for p in parts if len(tokenize(p)) >= 2] or [question.strip()]
+
+
+def question_analyse(question: str) -> QuestionAnalysis:
+    """Read ``question`` (plain text, any length) into a :class:`QuestionAnalysis`.
+
+    The situation told before the question ("The homeowner let her policy lapse. What
+    must the servicer do…?") is context: its terms join every facet at
+    :data:`SITUATION_WEIGHT`. Each clause of the question proper is a facet; a clause
+    without a kind cue of its own inherits the previous clause's kind; a clause with no
+    topic term is merged into the one before it; later clauses share the first clause's
+    terms at :data:`SITUATION_WEIGHT` ("How often can a homeowner hold a garage sale, and
+    is a permit needed?"). Never raises; an empty question gives one general facet.
+    """
+    situation, asked = split_situation(question)
+    facets: list[Facet] = []
+    for clause in clauses(asked):
+        kind = fact_kind(clause)
+        terms = topic_terms(clause)
+        if facets and not terms:
+            previous = facets[-1]
+            kind = previous.kind if kind == FactKind.GENERAL else kind
+            facets[-1] = Facet(f"{previous.text}; {clause}", previous.kind, previous.terms, previous.focus,
+                               previous.unit)
+            if kind != previous.kind:
+                facets.append(Facet(clause, kind, previous.terms))
+            continue
+        if facets and kind == FactKind.GENERAL:
+            kind = facets[-1].kind
+        facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind)))
+    if not facets:
+        facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
+    situation_terms = topic_terms(situation)
+    result = []
+    for i, facet in enumerate(facets):
+        shared: dict[str, Term] = {}
+        for term in situation_terms + (facets[0].terms if i else ()):
+            if term.key not in {t.key for t in facet.terms}:
+                shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT))
+        result.append(Facet(facet.text, facet.kind, facet.terms + tuple(shared.values()), facet.focus,
+                            facet.unit))
+    years = tuple(dict.fromkeys(_YEAR_RE.findall(question)))
+    return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),
+                            years=years, situation=situation)

@@ -1,0 +1,185 @@
+"""Relevance of a sentence to the question's facets (DESIGN.md §1 "answerability"; issue 9).
+
+Support says a claim is true of its evidence; relevance says it answers what was asked.
+A sentence **addresses** a facet of the question (:mod:`retrieval.question`) when
+
+1. it holds a value of the kind the facet asks for (:func:`slot_present`: a period for a
+   deadline question, an amount for an amount question, a modal for a permission or an
+   obligation question, …), and
+2. its **facet coverage** reaches :data:`ADDRESS_MIN`: the IDF-weighted share of the
+   facet's topic terms that the sentence holds (any phrasing from the lexicon counts),
+   terms found only in the sentence's context (its neighbours, the section heading, the
+   document title) counting :data:`CONTEXT_CREDIT`, and
+3. it holds the facet's focus (the "insurance" of "What insurance must …") itself; for an
+   obligation, permission, procedure or definition facet that names its focus ("What
+   permits are needed …") the focus stands in for the slot.
+
+The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
+picks its sentences by it, and the verifier judges every claim by it
+(``verification.relevance``): one formula for all three.
+
+Why these numbers: a facet is a short clause, usually two to five topic terms once the
+question's scaffolding is gone; half its weight is "the sentence is about this", and
+context at half credit lets "Such bonds shall never exceed 10 percent" answer a question
+about an airport district's debt when the section heading names the district. Both are
+round values chosen by reasoning, not fitted to a dev set; ``evaluate answers`` reports
+how they do on questions they were not tuned on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ciq.text import content_terms
+from retrieval.question import Facet, FactKind, QuestionAnalysis, Term
+
+ADDRESS_MIN = 0.5
+CONTEXT_CREDIT = 0.5
+# A term the index has never seen (an everyday word no document uses) weighs no more
+# than the facet's best-known term: it cannot make every passage look off-topic.
+UNSEEN_WEIGHT_CAP = 1.0
+
+_NUM = (r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+        r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
+        r"|forty-five|fifty|sixty|seventy|eighty|ninety|hundred|a|an)")
+_UNIT_TIME = (r"(?:business |calendar |school |working |consecutive )?"
+              r"(?:days?|weeks?|months?|years?|hours?|minutes?)")
+SLOT_PATTERNS: dict[str, re.Pattern] = {
+    FactKind.DEADLINE: re.compile(
+        rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
+        r"|quarterly|biennial(?:ly)?|immediately|promptly|forthwith)\b|\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)"
+        r"|\b(?:midnight|noon|dusk|dawn|sunset|sunrise)\b|\b(?:no later than|not later than|prior to"
+        r"|within|before|until|by) (?:the )?(?:\w+ ){0,3}(?:date|day|meeting|hearing|closing|expiration)\b"
+        r"|\b(?:January|February|March|April|May|June|July|August|September|October|November"
+        r"|December) \d{1,2}\b|\b(?:first|second|third|fourth|last) (?:Monday|Tuesday|Wednesday"
+        r"|Thursday|Friday|Saturday|Sunday)\b", re.I),
+    FactKind.AMOUNT: re.compile(
+        rf"\$\s?\d|\b\d[\d,.]*\s*(?:%|percent|per cent)|\b{_NUM}[\s-]+(?:percent|per cent|dollars?"
+        r"|feet|foot|inches|inch|acres?|square feet|sq\.? ?ft|miles?|yards?|meters?|units?|times"
+        r"|persons|people|employees|signatures|electors|voters|lots|stories|storeys|vehicles|animals"
+        r"|horses|dwellings)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)-(?:half|third"
+        r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\btreble|triple|double\b"
+        r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b", re.I),
+    FactKind.PERMISSION: re.compile(
+        r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
+        r"|lawful|authori[sz]ed|entitled|exempt|need not|is not required|no person shall|forbidden"
+        r"|restricted|only if|unless|except)\b", re.I),
+    FactKind.OBLIGATION: re.compile(
+        r"\b(?:shall|must|required|requires?|is responsible|responsible for|obligat\w+|duty|need not"
+        r"|not required|exempt|agrees? to|will (?:pay|provide|maintain|carry|deliver|give))\b", re.I),
+    FactKind.DEFINITION: re.compile(
+        r"\b(?:means|mean|shall mean|is defined|defined as|refers? to|includes?|including|consists? of"
+        r"|is an?|are|as used in|for purposes of|shall be)\b", re.I),
+    FactKind.PROCEDURE: re.compile(
+        r"\b(?:shall|must|may) (?:\w+ ){0,3}(?:file|submit|apply|petition|request|notify|send|deliver"
+        r"|serve|present|obtain|give|provide|mail|appeal|record|post)\b|\b(?:application|petition"
+        r"|written notice|in writing|notice|filing|arbitration|hearing)\b|\bwithin\b", re.I),
+}
+
+
+# A facet that names its unit ("how many school days", "what fee") needs a value in it.
+UNIT_PATTERNS: dict[str, re.Pattern] = {
+    "money": re.compile(r"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|\b(?:no|without) (?:fee|charge|cost)\b"
+                        r"|\bfree of charge\b|\bat no (?:cost|charge)\b", re.I),
+    "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
+                          r"|\b\d+/\d+\b", re.I),
+    **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
+                        re.I) for unit in ("day", "week", "month", "year", "hour")},
+}
+
+
+_NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, FactKind.DEFINITION)
+
+
+def slot_present(kind: str, text: str, unit: str = "") -> bool:
+    """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
+    general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
+    "percent", "day", "week", "month", "year", "hour"), a value in that unit."""
+    pattern = SLOT_PATTERNS.get(kind)
+    if pattern is not None and not pattern.search(text):
+        return False
+    return unit not in UNIT_PATTERNS or bool(UNIT_PATTERNS[unit].search(text))
+
+
+def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]:
+    """One weight per term: the highest IDF of its stems (a term the index has never
+    seen is capped at the best-known term's weight, or 1.0) × the term's own weight in
+    the facet (situation terms count less, ``retrieval.question``)."""
+    known = [max((idf[s] for s in t.stems if s in idf), default=None) for t in terms]
+    cap = max((w for w in known if w is not None), default=UNSEEN_WEIGHT_CAP)
+    return [(min(w, cap) if w is not None else cap) * t.weight for w, t in zip(known, terms, strict=True)]
+
+
+def _holds(term: Term, stems: set[str]) -> bool:
+    return any(all(s in stems for s in alt) for alt in term.alternatives)
+
+
+def facet_coverage(facet: Facet, text: str, *, context: str = "",
+                   idf: Mapping[str, float] | None = None, stems: set[str] | None = None,
+                   context_stems: set[str] | None = None) -> float:
+    """IDF-weighted share in [0, 1] of ``facet``'s topic terms in ``text`` (full credit)
+    or only in ``context`` (:data:`CONTEXT_CREDIT`). 1.0 for a facet with no terms.
+    ``stems`` / ``context_stems``: the texts' Porter stems, when the caller has them."""
+    if not facet.terms:
+        return 1.0
+    stems = stems if stems is not None else set(content_terms(text))
+    context_stems = context_stems if context_stems is not None else set(content_terms(context))
+    weights = term_weights(facet.terms, idf or {})
+    total = sum(weights)
+    got = 0.0
+    for term, weight in zip(facet.terms, weights, strict=True):
+        if _holds(term, stems):
+            got += weight
+        elif _holds(term, context_stems):
+            got += CONTEXT_CREDIT * weight
+    return got / total if total else 1.0
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How a sentence bears on the question: per facet its coverage in [0, 1] and
+    whether the slot is present; ``addressed`` the indices of the facets it addresses;
+    ``score`` in [0, 1] (1.0 when it addresses a facet, else its best coverage relative to
+    :data:`ADDRESS_MIN`, halved when the asked kind of value is missing)."""
+
+    coverage: tuple[float, ...]
+    slots: tuple[bool, ...]
+    addressed: tuple[int, ...]
+    score: float
+
+    @property
+    def relevant(self) -> bool:
+        return bool(self.addressed)
+
+    def as_dict(self) -> dict:
+        return {"coverage": [round(c, 4) for c in self.coverage], "slots": list(self.slots),
+                "addressed": list(self.addressed), "score": round(self.score, 4)}
+
+
+def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = "",
+                       idf: Mapping[str, float] | None = None) -> Relevance:
+    """The :class:`Relevance` of one sentence (``context``: its neighbours, heading and
+    document title) to every facet of ``analysis``. Years the question names must appear
+    in the sentence or its context, or no facet is addressed."""
+    stems, context_stems = set(content_terms(text)), set(content_terms(context))
+    coverage, slots, addressed, scores = [], [], [], []
+    years_ok = all(y in text or y in context for y in analysis.years)
+    for i, facet in enumerate(analysis.facets):
+        c = facet_coverage(facet, text, idf=idf, stems=stems, context_stems=context_stems)
+        focus = facet.focus is None or _holds(facet.focus, stems)
+        # "What permits are needed…": naming the asked thing answers a which/what question
+        # of obligation or permission; a deadline or an amount still needs its value.
+        named = facet.focus is not None and focus and facet.kind in _NAMING_KINDS
+        slot = named or slot_present(facet.kind, text, facet.unit)
+        coverage.append(c)
+        slots.append(slot)
+        if c >= ADDRESS_MIN and slot and years_ok and focus:
+            addressed.append(i)
+        scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)
+                      * (1.0 if focus else 0.5))
+    score = 1.0 if addressed else max(scores, default=0.0)
+    return Relevance(tuple(coverage), tuple(slots), tuple(addressed), score)
+
+
