@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from retrieval.models import page_label
+from sessions.models import Outcome
 from verification.citations import CITE_ID_RE, CITE_RE
 from verification.judge import SNIPPET_CHARS
 from verification.models import Verdict
@@ -122,6 +123,7 @@ class TurnPart:
     blocks: tuple[Block, ...]
     ledger: tuple[LedgerRow, ...]
     confidence: tuple[str, ...]  # retrieval, claim-level, recommendations, metrics lines
+    outcome: str = ""  # "Answered", "Partially answered (…)", "Not answered"; "" while running
 
 
 @dataclass(frozen=True)
@@ -267,6 +269,24 @@ def _confidence(turn: dict) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def outcome_line(turn: dict) -> str:
+    """The turn's outcome in words, with its answer coverage and the parts of the
+    question left open: "Partially answered (answer coverage 50%); not found: …"."""
+    outcome = turn.get("outcome") or ""
+    if not outcome:
+        return ""
+    label = dict(Outcome.choices)[outcome]
+    coverage = turn.get("answer_coverage")
+    line = label + (f" (answer coverage {coverage:.0%})" if coverage is not None else "")
+    open_facets = [one_line(f["text"]) for f in (turn.get("answerability") or {}).get("facets", [])
+                   if not f.get("addressed")]
+    if outcome == Outcome.PARTIAL and open_facets:
+        line += "; not found in the documents: " + "; ".join(open_facets)
+    if outcome == Outcome.NOT_ANSWERED:
+        line += ": the documents searched do not answer this question"
+    return line
+
+
 def session_document(data: dict) -> SessionDocument:
     """The document model of ``ciq.session/1`` data (``exports.data.session_data``)."""
     notes = _notes(data)
@@ -287,6 +307,7 @@ def session_document(data: dict) -> SessionDocument:
                 for r in t["ledger"]
             ),
             confidence=_confidence(t),
+            outcome=outcome_line(t),
         )
         for t in data["turns"]
     )

@@ -124,6 +124,8 @@ def render_docx(doc: SessionDocument) -> bytes:
         document.add_heading(f"Question {turn.index}", level=1)
         document.add_paragraph(turn.question).runs[0].italic = True
         document.add_heading("Answer", level=2)
+        if turn.outcome:
+            document.add_paragraph().add_run(f"Outcome: {turn.outcome}").bold = True
         if turn.error:
             document.add_paragraph(f"Error: {turn.error}")
         for block in turn.blocks:

@@ -67,6 +67,8 @@ def render_markdown(doc: SessionDocument) -> bytes:
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in doc.metadata]
     for turn in doc.turns:
         lines += ["", f"## Question {turn.index}", "", escape(turn.question), "", "### Answer", ""]
+        if turn.outcome:
+            lines += [f"**Outcome:** {escape(turn.outcome)}", ""]
         if turn.error:
             lines += [f"**Error:** {escape(turn.error)}", ""]
         for block in turn.blocks:

@@ -19,7 +19,7 @@ from exports.services import FORMATS, session_export
 from retrieval.admin import chunk_link
 from retrieval.models import Chunk
 from sessions.audit import session_log_verify
-from sessions.models import ResearchSession, Revision, SessionEvent, Turn
+from sessions.models import Outcome, ResearchSession, Revision, SessionEvent, Turn
 from sessions.selectors import turn_ledger
 from verification.admin import ClaimInline
 
@@ -39,8 +39,9 @@ def percent(value: float | None) -> str:
 class TurnInline(ReadOnlyAdminMixin, admin.StackedInline):
     model = Turn
     extra = 0
-    fields = ["index", "status", "question", "answer_markdown", "error", "retrieval_confidence",
-              "claim_confidence", "metrics", "log_seq", "log_hash", "created", "completed"]
+    fields = ["index", "status", "outcome", "question", "answer_markdown", "error", "answerability",
+              "retrieval_confidence", "claim_confidence", "metrics", "log_seq", "log_hash", "created",
+              "completed"]
     readonly_fields = fields
     show_change_link = True
 
@@ -92,9 +93,9 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Sessions for audit: coverage and contradiction rate of the latest turn in the
     list, the turns, the ledger and the event log on the page, a chain check action."""
 
-    list_display = ["title", "user", "workspace", "mode", "verification_mode", "status", "coverage",
-                    "contradiction_rate", "created"]
-    list_filter = ["status", "mode", "verification_mode", "workspace",
+    list_display = ["title", "user", "workspace", "mode", "verification_mode", "status", "outcome",
+                    "coverage", "contradiction_rate", "created"]
+    list_filter = ["status", "turns__outcome", "mode", "verification_mode", "workspace",
                    ("user", admin.RelatedOnlyFieldListFilter), "created"]
     search_fields = ["title", "turns__question", "turns__answer_markdown"]
     list_select_related = ["workspace", "user"]
@@ -104,10 +105,16 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = ["verify_event_log", *(export_action(fmt) for fmt in FORMATS)]
 
     def get_queryset(self, request):
+        latest = Turn.objects.filter(session=OuterRef("pk")).order_by("-index")
         return super().get_queryset(request).annotate(
             coverage=latest_turn_metric("evidence_coverage"),
             contradiction_rate=latest_turn_metric("contradiction_rate"),
+            outcome=Subquery(latest.values("outcome")[:1]),
         )
+
+    @admin.display(description="Outcome", ordering="outcome")
+    def outcome(self, session):
+        return Outcome(session.outcome).label if session.outcome else "—"
 
     @admin.display(description="Coverage", ordering="coverage")
     def coverage(self, session):
@@ -143,15 +150,20 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             entry = claim.ledger
             cited = format_html_join(", ", "{}", ((link(cid),) for cid in claim.cited_chunk_ids))
             return (f"{turn.index}.{claim.index}", claim.text, claim.type, entry.verdict,
-                    f"{entry.score:.2f}", f"{entry.confidence:.2f} {entry.level}",
+                    f"{entry.score:.2f}", f"{entry.relevance:.2f}", f"{entry.confidence:.2f} {entry.level}",
                     link(entry.evidence_chunk_id), cited)
 
-        rows = format_html_join("", "<tr>" + "<td>{}</td>" * 8 + "</tr>",
+        outcomes = format_html_join(
+            "", "<li>Turn {}: <strong>{}</strong> (answer coverage {})</li>",
+            ((t.index, Outcome(t.outcome).label if t.outcome else "—",
+              percent((t.metrics or {}).get("answer_coverage"))) for t, _ in turns))
+        rows = format_html_join("", "<tr>" + "<td>{}</td>" * 9 + "</tr>",
                                 (row(turn, c) for turn, claims in turns for c in claims))
         return format_html(
-            "<table><thead><tr><th>#</th><th>Claim</th><th>Type</th><th>Verdict</th><th>Score</th>"
-            "<th>Confidence</th><th>Evidence</th><th>Cited</th></tr></thead><tbody>{}</tbody></table>",
-            rows,
+            "<ul>{}</ul><table><thead><tr><th>#</th><th>Claim</th><th>Type</th><th>Verdict</th>"
+            "<th>Score</th><th>Relevance</th><th>Confidence</th><th>Evidence</th><th>Cited</th></tr>"
+            "</thead><tbody>{}</tbody></table>",
+            outcomes, rows,
         )
 
     @admin.action(description="Verify event log (recompute the hash chain)", permissions=["view"])
@@ -170,8 +182,8 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ["__str__", "session", "index", "status", "created"]
-    list_filter = ["status"]
+    list_display = ["__str__", "session", "index", "status", "outcome", "created"]
+    list_filter = ["status", "outcome"]
     search_fields = ["question", "answer_markdown"]
     list_select_related = ["session"]
     inlines = [ClaimInline]

@@ -24,6 +24,10 @@ class WorkingMemory:
     previous_questions: list[str] = field(default_factory=list)
     # Earlier turns' answers, citations removed and shortened (aligned with the questions).
     previous_answers: list[str] = field(default_factory=list)
+    # The question analysis (kind, facets, years) and where it points (places, parties):
+    # retrieval.question and retrieval.places, issue 9.
+    analysis: dict = field(default_factory=dict)
+    routing: dict = field(default_factory=dict)
 
     def plan(self) -> list[str]:
         """Split the question into sub-goals: its sentences or clauses, plus one per target
@@ -46,6 +50,9 @@ class WorkingMemory:
         """A plain-text summary for prompts: sub-goals, earlier questions with a summary of
         their answers, sources, gaps."""
         lines = ["Sub-goals:", *(f"- {g}" for g in self.sub_goals)]
+        if self.analysis.get("facets"):
+            lines.append("What the question asks (each facet must be answered or said to be missing):")
+            lines += [f"- {f['text']} [{f['kind']}]" for f in self.analysis["facets"]]
         if self.previous_questions:
             lines.append("Earlier turns in this session:")
             for q, a in zip(self.previous_questions, self.previous_answers, strict=False):

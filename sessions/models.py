@@ -23,6 +23,14 @@ class RunStatus(models.TextChoices):
     ERROR = "error", "Error"
 
 
+class Outcome(models.TextChoices):
+    """Whether a turn answered its question (DESIGN.md §1, "answerability"; issue 9)."""
+
+    ANSWERED = "answered", "Answered"
+    PARTIAL = "partial", "Partially answered"
+    NOT_ANSWERED = "not_answered", "Not answered"
+
+
 class ResearchSession(models.Model):
     """A conversation of one user in one workspace: one or more turns."""
 
@@ -57,6 +65,14 @@ class Turn(models.Model):
     question = models.TextField()
     answer_markdown = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
+    outcome = models.CharField(
+        max_length=12, choices=Outcome.choices, blank=True,
+        help_text="Answered, partially answered or not answered; empty until the run ends.",
+    )
+    answerability = models.JSONField(
+        default=dict, blank=True,
+        help_text="The question analysis (kind, facets, places) and per-facet coverage.",
+    )
     error = models.TextField(blank=True)
     sources = models.JSONField(
         default=list, blank=True,

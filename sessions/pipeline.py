@@ -1,7 +1,8 @@
 """The orchestrator: one run of the pipeline for one turn (DESIGN.md §1).
 
-    plan → retrieve (two lanes, + earlier turns' cited chunks) → write (streamed)
-         → extract claims → verify → (evidence gate, revise) → ledger
+    analyse → retrieve (two lanes, + earlier turns' cited chunks) → write (streamed)
+            → extract claims → verify (support and relevance) → (evidence gate, revise)
+            → ledger → outcome (answered / partial / not answered)
 
 Every step leaves a trace in the session's event log (DESIGN.md §4): reasoning events
 (thought / action / observation / conclusion, one action/observation pair per model
@@ -28,17 +29,27 @@ from django.utils import timezone
 from ciq.roles import role_backend
 from retrieval.confidence import retrieval_confidence
 from retrieval.models import Chunk
+from retrieval.places import Routing, question_route
+from retrieval.question import QuestionAnalysis, question_analyse
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.events import EventLog
 from sessions.memory import WorkingMemory
-from sessions.models import EventType, Mode, Revision, RunStatus, Turn
+from sessions.models import EventType, Mode, Outcome, Revision, RunStatus, Turn
 from sessions.prompts.answer import NO_INFORMATION
 from sessions.prompts.compliance import permits_parse
 from sessions.prompts.revision import Finding
-from sessions.writer import NOT_FOUND, WriteRequest, coalesced, normalise_sentence
+from sessions.writer import (
+    NOT_FOUND,
+    WriteRequest,
+    candidates_for,
+    coalesced,
+    normalise_sentence,
+    not_answered_text,
+)
 from verification.citations import cited_ids, strip_citations
 from verification.judge import EvidenceChunk
 from verification.models import ClaimType
+from verification.relevance import answer_coverage, outcome_for
 from verification.scoring import COVERAGE_TARGET, ledger_metrics
 from verification.services import VerifiedClaim, claim_verify, claims_summary, ledger_save
 
@@ -184,16 +195,24 @@ class TurnRun:
         goals = memory.plan()
         self.reason(EventType.REASONING_THOUGHT,
                     f"Planning: {len(goals)} sub-goal(s): " + "; ".join(goals), sub_goals=goals)
+        self.analysis, self.routing = self._analyse(memory)
 
         # Retrieve.
         self.stage = "retrieve"
-        scope = ", ".join(session.jurisdictions) or "all jurisdictions"
+        targets = list(session.jurisdictions) or self.routing.targets
+        scope = ", ".join(targets) or "all jurisdictions"
+        if self.routing.documents:
+            scope += f"; {len(self.routing.documents)} document(s) naming " + ", ".join(self.routing.parties
+                                                                                      or ["the act"])
         self.reason(EventType.REASONING_ACTION,
                     f"Searching the local and statewide lanes ({scope}).")
         budget = Budget.for_mode(session.mode)
+        declined = self.routing.only_missing and not session.jurisdictions
         result = chunks_retrieve(
-            turn.question, workspace=session.workspace, jurisdictions=session.jurisdictions,
+            turn.question, workspace=session.workspace,
+            jurisdictions=() if declined else targets,
             budget=budget, extra_terms=" ".join(memory.previous_questions[-1:]),
+            analysis=self.analysis, documents=self.routing.documents or None,
         )
         carried = earlier_cited_chunks(earlier, result.chunks, workspace=session.workspace,
                                        cap=budget.merged_cap)
@@ -205,8 +224,20 @@ class TurnRun:
         request = WriteRequest(
             question=turn.question, mode=session.mode, chunks=result.chunks,
             jurisdictions=session.jurisdictions, term_weights=result.term_weights,
-            context=memory.get_context(),
+            context=memory.get_context(), analysis=self.analysis,
+            searched=searched_text(result, targets, self.routing),
         )
+        if declined:
+            if self.routing.unknown:
+                names = ", ".join(f"“{n}”" for n in self.routing.unknown)
+                why = f"No document in the workspace mentions {names}."
+            else:
+                missing = ", ".join(f"{m.text} ({m.code})" for m in self.routing.missing)
+                why = f"The workspace holds no documents of {missing}."
+            self.reason(EventType.REASONING_CONCLUSION, f"{why} The documents cannot answer this.")
+            request = replace(request, searched=f"{why} {request.searched}")
+            self._finish(self._decline(0, request), result, memory)
+            return
         cycle = self._cycle(0, request)
         expanded = False
         while self._should_revise(cycle, result):
@@ -232,7 +263,55 @@ class TurnRun:
             cycle = revised  # the last stored revision is the turn's answer and ledger
             if unchanged:  # the Writer had nothing else to say
                 break
+        if self._answer_coverage(cycle) == 0 and cycle.verified:
+            # Nothing the claims say addresses the question: the turn says so, with the
+            # nearest passages as related, never as a verified answer.
+            self.reason(EventType.REASONING_CONCLUSION,
+                        "No supported claim addresses the question: answering “not answered”.")
+            cycle = self._decline(cycle.number + 1, request)
         self._finish(cycle, result, memory)
+
+    def _analyse(self, memory: WorkingMemory) -> tuple[QuestionAnalysis, Routing]:
+        """Question analysis and, with no target picked, the places, authorities and
+        parties it names (issue 9); kept in working memory and shown in the trace."""
+        session = self.session
+        routing = question_route(self.turn.question, workspace=session.workspace)
+        if session.jurisdictions:  # the user's pick wins over what the question names
+            routing.targets, routing.documents = list(session.jurisdictions), []
+        analysis = question_analyse(self.turn.question).scoped(routing.names)
+        if session.mode == Mode.DRAFT:
+            analysis = analysis.as_topic()
+        memory.analysis = analysis.as_dict()
+        memory.routing = routing.as_dict()
+        facets = "; ".join(f"“{f.text}” ({f.kind})" for f in analysis.facets)
+        places = ", ".join(f"{m.text} → {m.code}" + ("" if m.loaded else " (no documents)")
+                           for m in routing.mentions)
+        self.reason(
+            EventType.REASONING_THOUGHT,
+            f"The question asks for {analysis.kind.replace('_', ' ')}; "
+            f"{len(analysis.facets)} facet(s): {facets}."
+            + (f" Places named: {places}." if places else "")
+            + (f" Parties named: {', '.join(routing.parties)}." if routing.parties else ""),
+            analysis=memory.analysis, routing=memory.routing,
+        )
+        return analysis, routing
+
+    def _answer_coverage(self, cycle: Cycle) -> float:
+        """Facets of the question addressed by the cycle's supported claims, in [0, 1]."""
+        return answer_coverage(self.analysis, [v.addressed for v in cycle.verified if v.supported])
+
+    def _decline(self, number: int, request: WriteRequest) -> Cycle:
+        """A "Not answered" revision: the statement, what was searched and the nearest
+        passages as related (no claims, an empty ledger)."""
+        text = not_answered_text(request, related=candidates_for(request))
+        self.log.emit(EventType.CONTENT_CHUNK, delta=text, full_content=text, cycle=number,
+                      turn=self.turn.index)
+        metrics = ledger_metrics([], text, 0)
+        with transaction.atomic():
+            revision = Revision.objects.create(turn=self.turn, cycle=number, text=text, coverage=0.0)
+        self.log.emit(EventType.LEDGER_UPDATED, cycle=number, turn=self.turn.index,
+                      counts=metrics["counts"], coverage=0.0)
+        return Cycle(number, text, [], metrics, revision)
 
     def _expand(self, chunks: list[RetrievedChunk], unsupported, budget: Budget,
                 memory: WorkingMemory) -> list[RetrievedChunk]:
@@ -289,7 +368,8 @@ class TurnRun:
 
     def _cycle(self, number: int, request: WriteRequest) -> Cycle:
         turn = self.turn
-        evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text) for c in request.chunks]
+        evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text,
+                                  context=f"{c.document_title}\n{c.heading}") for c in request.chunks]
         chunk_pks = {c.chunk_id: c.chunk_pk for c in request.chunks}
         titles = {c.chunk_id: c for c in request.chunks}
         self.reason(EventType.REASONING_ACTION,
@@ -326,7 +406,7 @@ class TurnRun:
                           span=list(claim.span), cited_chunk_ids=list(claim.cited_chunk_ids),
                           cycle=number, turn=turn.index)
         verified = []
-        for i, v in enumerate(self._verify(claims, evidence), 1):
+        for i, v in enumerate(self._verify(claims, evidence, request.term_weights), 1):
             verified.append(v)
             j = v.judgement
             self.log.emit(
@@ -335,7 +415,8 @@ class TurnRun:
                 evidence_chunk_id=j.evidence_chunk_id, snippet=j.snippet, reasoning=j.reasoning,
                 supporting_chunk_ids=list(j.supporting_chunk_ids),
                 contradicting_chunk_ids=list(j.contradicting_chunk_ids),
-                ms=round(v.ms, 3), cycle=number, turn=turn.index,
+                relevance=round(v.relevance.score, 4) if v.relevance else None,
+                addressed=list(v.addressed), ms=round(v.ms, 3), cycle=number, turn=turn.index,
             )
         self.trace_calls("judge")
         metrics = ledger_metrics([v.judgement.verdict for v in verified], text,
@@ -349,13 +430,15 @@ class TurnRun:
                       counts=metrics["counts"], coverage=metrics["evidence_coverage"])
         return Cycle(number, text, verified, metrics, revision)
 
-    def _verify(self, claims, evidence) -> Iterator[VerifiedClaim]:
-        """Verified claims in claim order. A Judge with ``concurrency`` > 1 (a model) gets
-        that many claims at once; on a failure the claims not yet started are dropped."""
+    def _verify(self, claims, evidence, idf) -> Iterator[VerifiedClaim]:
+        """Verified claims in claim order, each judged for support and for relevance to
+        the question. A Judge with ``concurrency`` > 1 (a model) gets that many claims at
+        once; on a failure the claims not yet started are dropped."""
         mode = self.session.verification_mode
 
         def verify(claim):
-            return claim_verify(claim=claim, evidence=evidence, mode=mode, judge=self.judge)
+            return claim_verify(claim=claim, evidence=evidence, mode=mode, judge=self.judge,
+                                analysis=self.analysis, idf=idf)
 
         workers = min(getattr(self.judge, "concurrency", 1), len(claims))
         if workers <= 1:
@@ -383,16 +466,18 @@ class TurnRun:
     def _finish(self, cycle: Cycle, result: RetrievalResult, memory: WorkingMemory) -> None:
         turn, session = self.turn, self.session
         self.stage = "conclude"
-        summary = claims_summary(cycle.verified)
+        coverage = self._answer_coverage(cycle)
+        summary = claims_summary(cycle.verified, answer_coverage=coverage)
         self.log.emit(EventType.CONFIDENCE_CALCULATED, kind="claims", turn=turn.index, **summary)
         for v in cycle.verified:
             if not v.supported:
                 memory.gap(f"Unsupported ({v.judgement.verdict}): {v.draft.text[:160]}")
-        if cycle.text.strip() in (NOT_FOUND, NO_INFORMATION):
+        if cycle.text.strip() in (NOT_FOUND, NO_INFORMATION) or coverage == 0:
             memory.gap("No source passage answered the question.")
         times = [v.ms for v in cycle.verified]
         metrics = {
             **cycle.metrics,
+            "answer_coverage": coverage,
             "time_to_first_token_ms": self.first_delta_ms,
             "total_ms": self.elapsed_ms(),
             "verification_ms": {
@@ -404,6 +489,19 @@ class TurnRun:
             "retrieval": {"candidates": result.candidates, "kept": len(result.chunks)},
         }
         turn.answer_markdown = cycle.text
+        turn.outcome = outcome_for(coverage)
+        addressed = {i for v in cycle.verified if v.supported for i in v.addressed}
+        turn.answerability = {
+            "outcome": turn.outcome, "answer_coverage": coverage,
+            "kind": self.analysis.kind,
+            "facets": [{"text": f.text, "kind": f.kind, "terms": [t.key for t in f.terms],
+                        "addressed": i in addressed} for i, f in enumerate(self.analysis.facets)],
+            "years": list(self.analysis.years),
+            "places": [{"text": m.text, "code": m.code, "loaded": m.loaded}
+                       for m in self.routing.mentions],
+            "parties": self.routing.parties,
+            "targets": list(session.jurisdictions) or self.routing.targets,
+        }
         turn.claim_confidence = summary
         turn.metrics = metrics
         turn.working_memory = memory.snapshot()
@@ -425,13 +523,25 @@ class TurnRun:
             session.save(update_fields=["status", "completed"])
         self.reason(
             EventType.REASONING_CONCLUSION,
-            f"{summary['claims']} claim(s), coverage {metrics['evidence_coverage']:.0%}, "
+            f"{Outcome(turn.outcome).label}: answer coverage {coverage:.0%}; "
+            f"{summary['claims']} claim(s), evidence coverage {metrics['evidence_coverage']:.0%}, "
             f"confidence {summary['level']} after {cycle.number} revision(s).",
         )
         self.log.emit(EventType.GENERATION_COMPLETE, turn=turn.index, metrics=metrics,
-                      answer_markdown=cycle.text,
+                      answer_markdown=cycle.text, outcome=turn.outcome, answer_coverage=coverage,
                       suggested_followups=turn.suggested_followups)
         Turn.objects.filter(pk=turn.pk).update(**self._log_head())
+
+
+def searched_text(result: RetrievalResult, targets, routing: Routing) -> str:
+    """One sentence naming what was searched: the jurisdictions and the documents the
+    kept passages come from (at most five titles)."""
+    titles = list(dict.fromkeys(c.citation_label or c.document_title for c in result.chunks))
+    where = ("jurisdictions " + ", ".join(targets)) if targets else "every jurisdiction"
+    docs = (f"{len(titles)} document(s) with matching passages ("
+            + "; ".join(titles[:5]) + ("; …" if len(titles) > 5 else "") + ")") if titles \
+        else "no document with a matching passage"
+    return f"Searched: {where}; {docs}."
 
 
 def turn_run(turn: Turn) -> Turn:

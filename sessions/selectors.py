@@ -93,6 +93,9 @@ def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
         "jurisdictions": session.jurisdictions,
         "status": turn.status,
         "error": turn.error,
+        "outcome": turn.outcome,
+        "answer_coverage": (turn.metrics or {}).get("answer_coverage"),
+        "answerability": turn.answerability,
         "answer_markdown": turn.answer_markdown,
         "citations": [
             {"number": n, "chunk_id": cid, **{k: sources.get(cid, {}).get(k) for k in (
@@ -111,6 +114,7 @@ def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
                 "reasoning": c.ledger.reasoning,
                 "supporting_chunk_ids": c.ledger.supporting_chunk_ids,
                 "contradicting_chunk_ids": c.ledger.contradicting_chunk_ids,
+                "relevance": c.ledger.relevance, "addressed": c.ledger.addressed,
             }
             for c in turn_ledger(turn=turn)
         ],

@@ -29,13 +29,18 @@ def source_line(source: dict) -> str:
     return f"{ref}, {pages}" if pages else ref
 
 
+OUTCOME_TITLES = {"answered": " — answered", "partial": " — partially answered",
+                  "not_answered": " — NOT ANSWERED by the documents"}
+
+
 def render_turn(data: dict, console: Console) -> None:
     """Print a turn given as ``sessions.selectors.turn_as_dict`` data."""
     console.rule(Text(f"Q: {data['question'][:200]}", style="bold"))
     if data["status"] == "error":
         console.print(Text(f"Error: {data['error']}", style="bold red"))
     answer = number_citations(data["answer_markdown"]) or "(no answer)"
-    console.print(Panel(Text(answer), title=f"Answer ({data['mode']})", expand=True))
+    outcome = OUTCOME_TITLES.get(data.get("outcome") or "", "")
+    console.print(Panel(Text(answer), title=f"Answer ({data['mode']}){outcome}", expand=True))
 
     sources = {s["chunk_id"]: s for s in data["sources"]}
     if data["citations"]:
@@ -70,6 +75,10 @@ def render_turn(data: dict, console: Console) -> None:
     rc, cc, m = data["retrieval_confidence"], data["claim_confidence"], data["metrics"]
     lines = [Text(f"Retrieval confidence: {rc.get('level', '?')} ({rc.get('score', 0):.2f}) — "
                   f"{rc.get('reason', '')}")]
+    if data.get("outcome"):
+        coverage = data.get("answer_coverage")
+        lines.append(Text(f"Outcome: {data['outcome'].replace('_', ' ')}"
+                          + (f" (answer coverage {coverage:.0%})" if coverage is not None else "")))
     if cc:
         lines.append(Text(f"Claim confidence: {cc['level']} ({cc['mean']:.2f}) over "
                           f"{cc['claims']} claim(s)"))

@@ -5,11 +5,17 @@ its final punctuation. ``Writer.stream`` yields the text as deltas; the concaten
 the deltas is the full text.
 
 The embedded ``ExtractiveWriter`` never paraphrases: it quotes the source sentences most
-relevant to the question, so each sentence is literally present in the chunk it cites.
+relevant to the question, so each sentence is literally present in the chunk it cites
+(a Markdown table row is quoted as "label: column value; column value"). With a question
+analysis (issue 9) an Answer leads with the sentence that states the asked fact for each
+facet of the question, adds only sentences that address a facet, and says plainly when
+the passages do not answer: a "Not answered" statement (:func:`not_answered_text`)
+instead of a pile of quotes.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -18,9 +24,12 @@ from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
+from retrieval.question import QuestionAnalysis
+from retrieval.relevance import Relevance, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
+from verification.skeptic import NOT_ANSWERED, PARTIAL_GAP, RELATED_HEADING
 
 NOT_FOUND = "Not found in available sources."
 LEVEL_HEADINGS = [
@@ -44,7 +53,7 @@ ANSWER_SENTENCES = 4
 DRAFT_SENTENCES = 18
 PER_CHUNK_LIMIT = {"answer": 2, "draft": 4}
 REDUNDANCY_PENALTY = 0.6  # MMR-style (Carbonell & Goldstein 1998) weight of term overlap
-MIN_WORDS, MAX_WORDS = 6, 90
+MIN_WORDS, MAX_WORDS = 6, 160  # legal sentences run long; an answer quotes whole ones
 DELTA_WORDS = 4
 
 
@@ -57,6 +66,8 @@ class WriteRequest:
     ``context``: the working memory summary (for model-backed writers).
     ``previous_text`` and ``findings``: in a revision, the text being revised and its
     claims the Judge did not accept (the model Writer's Revision prompt).
+    ``analysis``: the question analysis (facets, kinds) every Writer answers against.
+    ``searched``: a sentence naming what was searched (jurisdictions, documents).
     """
 
     question: str
@@ -68,6 +79,8 @@ class WriteRequest:
     exclude: frozenset[str] = frozenset()
     previous_text: str = ""
     findings: tuple[Finding, ...] = ()
+    analysis: QuestionAnalysis | None = None
+    searched: str = ""  # what was searched, for a "Not answered" statement
 
 
 class Writer(Protocol):
@@ -92,6 +105,7 @@ class Candidate:
     text: str
     terms: frozenset[str]
     relevance: float
+    facets: Relevance | None = None
 
 
 def normalise_sentence(text: str) -> str:
@@ -105,7 +119,7 @@ _MARKUP_RE = re.compile(r"\{\{signature\}\}|\*\*|__|`|^\s*(?:#+|>|[-*+•])\s*",
 _CAPTION_RE = re.compile(r"^(?:§\s*)?\d+[A-Za-z]?(?:[.-]\d+[A-Za-z]?)+\s")
 _DANGLING_RE = re.compile(r"\b(?:and|or|but|the|of|to)[;,.]?$", re.I)
 _ENUMERATOR_RE = re.compile(
-    r"^(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\)|(?:Section|SECTION|Sec\.)\s+[\w.-]+\.)\s+"
+    r"^(?:(?:\([0-9a-zA-Z]{1,4}\)){2,}|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\)|(?:Section|SECTION|Sec\.)\s+[\w.-]+\.)\s+"
 )
 _FILLED_RE = re.compile(r"\{\{filled:([^}]*)\}\}")
 
@@ -116,7 +130,8 @@ def clean_sentence(raw: str) -> str | None:
     text = _FILLED_RE.sub(r"\1", raw)
     text = _MARKUP_RE.sub("", text)
     text = re.sub(r"\s+", " ", text).strip(" -–—")
-    text = _ENUMERATOR_RE.sub("", text)
+    while (stripped := _ENUMERATOR_RE.sub("", text)) != text:  # "(5)(a) The owner …"
+        text = stripped
     words = text.split()
     if not (MIN_WORDS <= len(words) <= MAX_WORDS):
         return None
@@ -154,24 +169,86 @@ def _relevance(terms: frozenset[str], weights: dict[str, float], total: float) -
     return sum(w for t, w in weights.items() if t in terms) / total
 
 
+_TABLE_ROW_RE = re.compile(r"^\s*\|(.+)\|\s*$")
+_TABLE_RULE_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+
+
+def table_sentences(text: str) -> list[str]:
+    """Markdown table rows of ``text`` as sentences: "first cell: header value; header
+    value." (the header row and the rule under it are not rows)."""
+    sentences, header = [], None
+    for line in text.splitlines():
+        row = _TABLE_ROW_RE.match(line)
+        if not row or _TABLE_RULE_RE.match(line):
+            if not row:
+                header = None
+            continue
+        cells = [c.strip() for c in row.group(1).split("|")]
+        if header is None:
+            header = cells
+            continue
+        values = [f"{h} {v}".strip() if h else v for h, v in zip(header[1:], cells[1:], strict=False) if v]
+        if cells[0] and values:
+            sentences.append(f"{cells[0]}: {'; '.join(values)}.")
+    return sentences
+
+
+_LIST_ITEM_RE = re.compile(r"^\s*(?:\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\)|[-*•])\s+")
+LIST_ITEMS = 8  # items of a list read after its introduction
+
+
+def _chunk_sentences(chunk: RetrievedChunk) -> list[str]:
+    """The chunk's sentences (pysbd), table rows as :func:`table_sentences`, and each
+    list introduction ("… neither Vector nor its funds will, directly or indirectly:")
+    joined with each of its items ("(ii) any tender or exchange offer …"), which alone
+    are fragments."""
+    prose = "\n".join(line for line in chunk.text.splitlines() if not _TABLE_ROW_RE.match(line))
+    sentences = [prose[s:e] for s, e in sentence_spans(prose)]
+    joined = []
+    for i, sentence in enumerate(sentences):
+        if sentence.rstrip().endswith(":"):
+            for item in sentences[i + 1:i + 1 + LIST_ITEMS]:
+                if not _LIST_ITEM_RE.match(item):
+                    break
+                joined.append(f"{sentence.rstrip()} {_LIST_ITEM_RE.sub('', item, count=1)}")
+    return sentences + joined + table_sentences(chunk.text)
+
+
 def candidates_for(request: WriteRequest) -> list[Candidate]:
-    """Quotable sentences of the request's chunks with their relevance, best first."""
+    """Quotable sentences of the request's chunks with their relevance, best first.
+
+    With a question analysis each sentence is also judged against the question's facets
+    (:func:`verification.relevance.sentence_relevance`, read with its neighbours, the
+    section heading and the document title) and ``relevance`` is that score; without
+    one, ``relevance`` is the weighted share of the question's terms it holds.
+    """
     weights = request.term_weights or {t: 1.0 for t in query_terms(request.question)}
     total = sum(weights.values())
+    analysis = request.analysis
     found: list[Candidate] = []
     for chunk in request.chunks:
         heading = normalise_sentence(chunk.heading)
-        for position, (start, end) in enumerate(sentence_spans(chunk.text)):
-            text = clean_sentence(chunk.text[start:end])
+        raw = _chunk_sentences(chunk)
+        for position, sentence in enumerate(raw):
+            text = clean_sentence(sentence)
             if text is None:
                 continue
             key = normalise_sentence(text)
             if key in request.exclude or (heading and key == heading):
                 continue
             terms = frozenset(content_terms(text))
-            relevance = _relevance(terms, weights, total)
-            if relevance >= MIN_RELEVANCE:
-                found.append(Candidate(chunk, position, text, terms, relevance))
+            if analysis is None:
+                relevance = _relevance(terms, weights, total)
+                if relevance >= MIN_RELEVANCE:
+                    found.append(Candidate(chunk, position, text, terms, relevance))
+                continue
+            around = " ".join(raw[max(0, position - 1):position] + raw[position + 1:position + 2])
+            facets = sentence_relevance(
+                analysis, text, context=f"{chunk.document_title}\n{chunk.heading}\n{around}",
+                idf=weights,
+            )
+            if facets.score >= MIN_RELEVANCE:
+                found.append(Candidate(chunk, position, text, terms, facets.score, facets))
     found.sort(key=lambda c: (-(c.relevance + 0.1 * c.chunk.score), c.chunk.rank, c.position))
     return found
 
@@ -223,6 +300,64 @@ def _permits(used: Sequence[Candidate], pool: Sequence[Candidate]) -> list[str]:
     return items
 
 
+def _facet_key(c: Candidate, facet: int) -> tuple:
+    """Order of the sentences that address ``facet``: its coverage (to a tenth), then
+    the chunk's retrieval score, then the newer document."""
+    coverage = c.facets.coverage[facet] if c.facets else 0.0
+    return (round(coverage, 1), round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
+
+
+def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
+                     limit: int) -> tuple[list[Candidate], list[int]]:
+    """The sentences of an Answer and the facets no sentence addresses.
+
+    For each facet in question order, the best sentence that addresses it
+    (:func:`_facet_key`); then, up to ``limit``, sentences that address a facet already
+    answered from the same chunk (a condition or an exception beside the rule). Nothing
+    that addresses no facet.
+    """
+    picked: list[Candidate] = []
+    missing: list[int] = []
+
+    def repeats(c: Candidate) -> bool:  # a list item alone and joined to its introduction
+        return any(c.text.rstrip(".") in p.text or p.text.rstrip(".") in c.text for p in picked)
+
+    for i in range(len(analysis.facets)):
+        if any(i in c.facets.addressed for c in picked):
+            continue
+        options = [c for c in pool if c.facets and i in c.facets.addressed and c not in picked
+                   and not repeats(c)]
+        if not options:
+            missing.append(i)
+            continue
+        picked.append(max(options, key=lambda c: _facet_key(c, i)))
+    used = {c.chunk.chunk_id for c in picked}
+    extras = [c for c in pool if c not in picked and c.facets and c.facets.addressed
+              and c.chunk.chunk_id in used]
+    for c in extras:
+        if len(picked) >= limit:
+            break
+        overlap = max((len(c.terms & p.terms) / max(1, len(c.terms | p.terms)) for p in picked), default=0)
+        if overlap < REDUNDANCY_PENALTY and not repeats(c):
+            picked.append(c)
+    return picked, missing
+
+
+def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) -> str:
+    """The Markdown of a turn the passages do not answer: the plain statement first, what
+    was searched, then the nearest passages under :data:`RELATED_HEADING` (quoted with
+    their source, not cited: they are not claims and are never verified)."""
+    asked = request.analysis.facets[0].text if request.analysis else request.question
+    parts = [f"{NOT_ANSWERED}: the documents searched do not state this ({_title(asked)})."]
+    if request.searched:
+        parts.append(request.searched)
+    if related:
+        parts.append(f"## {RELATED_HEADING}")
+        parts.append("\n".join(
+            f"- “{c.text}” — {_source_heading(c.chunk)}" for c in related[:3]))
+    return "\n\n".join(parts)
+
+
 class ExtractiveWriter:
     """The embedded Writer: quotes the most relevant source sentences, each cited.
 
@@ -239,6 +374,10 @@ class ExtractiveWriter:
         draft = request.mode == "draft"
         limit = DRAFT_SENTENCES if draft else ANSWER_SENTENCES
         per_chunk = PER_CHUNK_LIMIT["draft" if draft else "answer"]
+        if request.analysis is not None and not draft:
+            return self._answer(request, pool)
+        if request.analysis is not None:  # a draft keeps only sentences on the question
+            pool = [c for c in pool if c.facets and (c.facets.relevant or c.facets.score >= 0.75)]
         if request.jurisdictions:
             return self._by_level(request, pool, limit, per_chunk, draft)
         picked = select(pool, limit=limit, per_chunk=per_chunk)
@@ -254,6 +393,33 @@ class ExtractiveWriter:
             parts.append(f"## {_source_heading(group[0].chunk)}")
             parts.extend(_paragraphs(group, max_paragraphs=1))
         return "\n\n".join(parts)
+
+    def _answer(self, request: WriteRequest, pool: list[Candidate]) -> str:
+        """An Answer that leads with the asked fact (see :func:`answer_sentences`); the
+        facets no passage addresses are named after it; none addressed → "Not answered".
+        With target jurisdictions the sentences after the lead go in sections by level
+        (DESIGN.md §1), and permit requirements that address the question follow."""
+        picked, missing = answer_sentences(request.analysis, pool, limit=ANSWER_SENTENCES)
+        if not picked:
+            return not_answered_text(request, related=pool)
+        lead, rest = picked[0], sorted(picked[1:], key=lambda c: (c.chunk.rank, c.position))
+        paragraphs = [cite(lead.text, lead.chunk.chunk_id)]
+        if rest and request.jurisdictions:
+            for level, heading in LEVEL_HEADINGS:
+                in_level = [c for c in rest if c.chunk.jurisdiction_level == level]
+                if in_level:
+                    paragraphs.append(f"## {heading}")
+                    paragraphs.append(" ".join(cite(c.text, c.chunk.chunk_id) for c in in_level))
+        elif rest:
+            paragraphs[0] += " " + " ".join(cite(c.text, c.chunk.chunk_id) for c in rest)
+        permits = _permits(picked, [c for c in pool if c.facets and c.facets.relevant])[:2] \
+            if request.jurisdictions else []
+        if permits:
+            paragraphs.append(f"## {PERMITS_HEADING}")
+            paragraphs.append("\n".join(permits))
+        for i in missing:
+            paragraphs.append(f"{PARTIAL_GAP}: {_title(request.analysis.facets[i].text)}.")
+        return "\n\n".join(paragraphs)
 
     def _by_level(self, request, pool, limit, per_chunk, draft) -> str:
         """Sections by jurisdiction level, spending one budget of ``limit`` sentences: each

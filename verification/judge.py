@@ -55,10 +55,12 @@ SNIPPET_CHARS = 400
 
 @dataclass(frozen=True)
 class EvidenceChunk:
-    """One retrieved chunk: ``chunk_id`` (12 hex) and its text."""
+    """One retrieved chunk: ``chunk_id`` (12 hex), its text and ``context`` (the document
+    title and section heading, for judging a claim's relevance; not evidence itself)."""
 
     chunk_id: str
     text: str
+    context: str = ""
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,12 @@ class LedgerEntry(models.Model):
     supporting_chunk_ids = models.JSONField(default=list)
     contradicting_chunk_ids = models.JSONField(default=list)
     verification_ms = models.FloatField(default=0.0)
+    relevance = models.FloatField(
+        default=1.0, help_text="Relevance to the question's facets in [0, 1] (issue 9)."
+    )
+    addressed = models.JSONField(
+        default=list, blank=True, help_text="Indices of the question's facets the claim addresses."
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

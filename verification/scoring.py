@@ -49,14 +49,33 @@ def su_score(substantive_words: Sequence[tuple[str, float]], word_scores: Sequen
     return 1.0 - missing / total
 
 
-def claim_confidence(judge_score: float, su_score: float, supporting_sources: int) -> float:
-    """Claim confidence = 0.5 × judge score + 0.3 × SUScore + 0.2 × min(sources / 3, 1).
+def claim_confidence(judge_score: float, su_score: float, supporting_sources: int,
+                     relevance: float = 1.0) -> float:
+    """Claim confidence = (0.5 × judge score + 0.3 × SUScore + 0.2 × min(sources / 3, 1))
+    × relevance.
 
-    DESIGN.md §1. ``judge_score`` and ``su_score`` in [0, 1]; ``supporting_sources`` is the
-    number of distinct chunks supporting the claim (negative counts as 0). Returns [0, 1].
+    DESIGN.md §1; the relevance factor is issue 9's rule that confidence needs support
+    *and* relevance: a well-supported sentence that addresses no facet of the question
+    (``verification.relevance``, score < 1) cannot reach a high level. ``judge_score``,
+    ``su_score`` and ``relevance`` in [0, 1]; ``supporting_sources`` is the number of
+    distinct chunks supporting the claim (negative counts as 0). Returns [0, 1].
     """
     sources = min(max(supporting_sources, 0) / 3.0, 1.0)
-    return 0.5 * judge_score + 0.3 * su_score + 0.2 * sources
+    relevance = min(max(relevance, 0.0), 1.0)
+    return (0.5 * judge_score + 0.3 * su_score + 0.2 * sources) * relevance
+
+
+def turn_confidence(mean_claim_confidence: float, answer_coverage: float) -> float:
+    """A turn's claim-level confidence = mean claim confidence × (0.5 + 0.5 × answer
+    coverage), in [0, 1].
+
+    Issue 9: "Verified" and High need support, relevance and answer coverage. An answer
+    that leaves a facet open (coverage < 1) is scaled to at most 0.75 of its claims'
+    confidence, so it cannot be High (≥ 0.85) and is Medium at best; one that answers
+    nothing (coverage 0) is at most half, Low at best.
+    """
+    coverage = min(max(answer_coverage, 0.0), 1.0)
+    return mean_claim_confidence * (0.5 + 0.5 * coverage)
 
 
 def confidence_level(conf: float) -> str:

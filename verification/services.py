@@ -13,13 +13,16 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from retrieval.question import QuestionAnalysis
 from verification.judge import EvidenceChunk, Judgement
 from verification.models import Claim, ClaimType, LedgerEntry, Verdict
+from verification.relevance import Relevance, claim_relevance, outcome_for
 from verification.scoring import (
     claim_confidence,
     confidence_level,
     recommendations,
     su_score,
+    turn_confidence,
 )
 from verification.skeptic import ClaimDraft
 
@@ -49,6 +52,12 @@ class VerifiedClaim:
     confidence: float
     level: str
     ms: float
+    relevance: Relevance | None = None  # None: judged without a question analysis
+
+    @property
+    def addressed(self) -> tuple[int, ...]:
+        """The question's facets this claim addresses (none without an analysis)."""
+        return self.relevance.addressed if self.relevance else ()
 
     @property
     def supported(self) -> bool:
@@ -58,11 +67,15 @@ class VerifiedClaim:
 
 
 def claim_verify(
-    *, claim: ClaimDraft, evidence: Sequence[EvidenceChunk], mode: str, judge
+    *, claim: ClaimDraft, evidence: Sequence[EvidenceChunk], mode: str, judge,
+    analysis: QuestionAnalysis | None = None, idf: dict[str, float] | None = None,
 ) -> VerifiedClaim:
     """Judge one claim and score it: SUScore and claim confidence as DESIGN.md §1.
 
-    Supporting sources = distinct chunks the Judge lists as supporting.
+    Supporting sources = distinct chunks the Judge lists as supporting. With the
+    question's ``analysis`` the claim is also judged for relevance (read beside its best
+    evidence, :func:`verification.relevance.claim_relevance`, ``idf`` weighting the
+    question's terms), which scales its confidence.
     Raises ``BackendOutputError`` for a claim type, verdict or score outside the ledger's
     vocabulary (a pluggable backend must not write what the ledger cannot hold).
     """
@@ -73,31 +86,51 @@ def claim_verify(
     # No per-word support from the backend: the judge score stands for every word.
     word_scores = judgement.word_scores or (judgement.score,) * len(claim.substantive_words)
     su = su_score(claim.substantive_words, word_scores)
+    relevance = None
+    if analysis is not None:
+        source = next((e for e in evidence if e.chunk_id == judgement.evidence_chunk_id), None)
+        relevance = claim_relevance(
+            analysis, claim.text, evidence_text=source.text if source else "",
+            snippet=judgement.snippet, context=source.context if source else "", idf=idf,
+        )
     confidence = claim_confidence(
-        judgement.score, su, len(set(judgement.supporting_chunk_ids))
+        judgement.score, su, len(set(judgement.supporting_chunk_ids)),
+        relevance.score if relevance else 1.0,
     )
-    return VerifiedClaim(claim, judgement, su, confidence, confidence_level(confidence), ms)
+    return VerifiedClaim(claim, judgement, su, confidence, confidence_level(confidence), ms, relevance)
 
 
-def claims_summary(verified: Sequence[VerifiedClaim]) -> dict:
-    """Claim-level confidence of a text: mean confidence, its level, per-level counts,
-    the unsupported claims and recommendations."""
+def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float | None = None) -> dict:
+    """Claim-level confidence of a text: the turn confidence (mean claim confidence scaled
+    by ``answer_coverage``, :func:`verification.scoring.turn_confidence`; unscaled when
+    None), its level, per-level counts, the unsupported claims, the answer coverage and
+    the outcome, and recommendations."""
+    outcome = outcome_for(answer_coverage) if answer_coverage is not None else ""
     if not verified:
         return {
             "mean": 0.0, "level": confidence_level(0.0), "claims": 0, "unsupported": [],
+            "answer_coverage": answer_coverage, "outcome": outcome,
             "recommendations": ["No verifiable claims: the answer states no sourced facts."],
         }
-    mean = statistics.fmean(v.confidence for v in verified)
+    claims_mean = statistics.fmean(v.confidence for v in verified)
+    mean = claims_mean if answer_coverage is None else turn_confidence(claims_mean, answer_coverage)
+    advice = recommendations([v.judgement.verdict for v in verified], [v.level for v in verified])
+    off_topic = sum(1 for v in verified if v.relevance is not None and not v.relevance.relevant)
+    if off_topic:
+        advice.append(f"{off_topic} claim(s) do not address the question asked.")
+    if outcome == "partial":
+        advice.append("Part of the question is not answered by the documents: see the open points.")
     return {
         "mean": round(mean, 4),
+        "claims_mean": round(claims_mean, 4),
+        "answer_coverage": answer_coverage,
+        "outcome": outcome,
         "level": confidence_level(mean),
         "claims": len(verified),
         "levels": {lvl: sum(1 for v in verified if v.level == lvl)
                    for lvl in ("high", "medium", "low", "very_low")},
         "unsupported": [i for i, v in enumerate(verified, 1) if not v.supported],
-        "recommendations": recommendations(
-            [v.judgement.verdict for v in verified], [v.level for v in verified]
-        ),
+        "recommendations": advice,
     }
 
 
@@ -129,6 +162,8 @@ def ledger_save(
             supporting_chunk_ids=list(v.judgement.supporting_chunk_ids),
             contradicting_chunk_ids=list(v.judgement.contradicting_chunk_ids),
             verification_ms=round(v.ms, 3),
+            relevance=round(v.relevance.score, 4) if v.relevance else 1.0,
+            addressed=list(v.addressed),
         )
         for claim, v in zip(claims, verified, strict=True)
     )

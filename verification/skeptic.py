@@ -18,6 +18,14 @@ from verification.models import ClaimType
 HEADING_RE = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t].*|#{1,6}|[=-]{3,}[ \t]*)$", re.MULTILINE)
 BULLET_RE = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
 REFUSAL = "not found in available sources"
+# Template text a Writer adds around its claims (issue 9): the statement that the
+# documents do not answer, the facets they leave open, what was searched, and the
+# related passages shown beside a non-answer. None of it is a claim.
+NOT_ANSWERED = "Not answered"
+PARTIAL_GAP = "Not found in available sources"
+SEARCHED = "Searched:"
+RELATED_HEADING = "Related passages (not answering the question)"
+NON_CLAIM_PREFIXES = (REFUSAL, NOT_ANSWERED.lower(), SEARCHED.lower())
 
 # Importances of DESIGN.md §1.
 PROPER_NOUN, NUMERAL, NOUN, VERB = 1.0, 0.95, 0.8, 0.7
@@ -207,14 +215,22 @@ def _mask_headings(text: str) -> str:
 class RuleSkeptic:
     """Claims from the Writer's Markdown, one per sentence (DESIGN.md §1, embedded default).
 
-    Headings, blank lines, bullet markers and the refusal sentence "Not found in available
-    sources." are not claims. A ``[cite:ID]`` marker belongs to the sentence it ends, also
-    when it comes after that sentence's final period (pysbd then starts the next sentence
-    with it). About 1–3 ms for a one-page answer, most of it pysbd.
+    Headings, blank lines, bullet markers, the refusal sentence "Not found in available
+    sources.", the template lines of :data:`NON_CLAIM_PREFIXES` and everything under the
+    :data:`RELATED_HEADING` section are not claims. A ``[cite:ID]`` marker belongs to the
+    sentence it ends, also when it comes after that sentence's final period (pysbd then
+    starts the next sentence with it). About 1–3 ms for a one-page answer, most of it pysbd.
     """
 
     def extract(self, text: str) -> list[ClaimDraft]:
         """Split ``text`` into :class:`ClaimDraft` objects, in text order. Never raises."""
+        related = re.search(rf"^#+\s*{re.escape(RELATED_HEADING)}.*$", text, re.MULTILINE)
+        if related:  # the section runs to the next heading of the same or a higher level
+            level = related.group().index(" ")
+            end = re.search(rf"^#{{1,{level}}}\s", text[related.end():], re.MULTILINE)
+            stop = related.end() + end.start() if end else len(text)
+            blank = re.sub(r"[^\n]", " ", text[related.start():stop])  # offsets stay valid
+            text = text[:related.start()] + blank + text[stop:]
         masked = _mask_headings(text)
         pieces: list[list] = []  # [start, end, ids]
         for start, end in sentence_spans(masked):
@@ -247,7 +263,7 @@ class RuleSkeptic:
             clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
             if not clean or not re.search(r"\w", clean):
                 continue
-            if clean.lower().rstrip(". ").startswith(REFUSAL):
+            if clean.lower().rstrip(". ").startswith(NON_CLAIM_PREFIXES):
                 continue
             claims.append(
                 ClaimDraft(

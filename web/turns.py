@@ -6,7 +6,7 @@ run ends, so a reload and a live run end looking the same.
 
 from __future__ import annotations
 
-from sessions.models import EventType, Turn
+from sessions.models import EventType, Outcome, Turn
 from sessions.selectors import turn_as_dict
 from web.rendering import answer_html
 from web.selectors import UNFINISHED
@@ -22,8 +22,9 @@ TRACE_LABELS = {
 def turn_view(*, turn: Turn, events: list[dict]) -> dict:
     """Template data for ``turn``: everything of ``turn_as_dict`` plus ``live`` (the run
     has not finished: the page fills it from events), ``answer_html``, ``trace`` (label,
-    text, elapsed ms), ``lanes`` (per-lane found/kept/top titles), ``revision_notes``
-    and per-claim ``unsupported`` flags and ``evidence_number`` (its citation number).
+    text, elapsed ms), ``lanes`` (per-lane found/kept/top titles), ``revision_notes``,
+    per-claim ``unsupported`` flags and ``evidence_number`` (its citation number),
+    ``outcome_label`` and ``open_facets`` (the parts of the question left unanswered).
     ``events``: the turn's stored event messages."""
     data = turn_as_dict(turn=turn, with_events=False)
     data["live"] = turn.status in UNFINISHED
@@ -42,6 +43,9 @@ def turn_view(*, turn: Turn, events: list[dict]) -> dict:
     for row in data["ledger"]:
         row["unsupported"] = row["verdict"] != "supported"
         row["evidence_number"] = numbers.get(row["evidence_chunk_id"])
+    data["outcome_label"] = Outcome(turn.outcome).label if turn.outcome else ""
+    data["open_facets"] = [f["text"] for f in (turn.answerability or {}).get("facets", [])
+                           if not f.get("addressed")]
     errors = [e for e in events if e["type"] == EventType.ERROR]
     data["error_message"] = errors[-1]["message"] if errors else turn.error
     return data

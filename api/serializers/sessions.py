@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from api.serializers.workspaces import UserWorkspaceField
 from exports.services import FORMATS
-from sessions.models import Mode, ResearchSession, RunStatus, VerificationMode
+from sessions.models import Mode, Outcome, ResearchSession, RunStatus, VerificationMode
 from sessions.selectors import turn_as_dict
 
 QUESTION_HELP = (
@@ -102,6 +102,9 @@ class LedgerRowSerializer(serializers.Serializer):
     reasoning = serializers.CharField()
     supporting_chunk_ids = serializers.ListField(child=serializers.CharField())
     contradicting_chunk_ids = serializers.ListField(child=serializers.CharField())
+    relevance = serializers.FloatField(help_text="Relevance to the question's facets in [0, 1].")
+    addressed = serializers.ListField(child=serializers.IntegerField(),
+                                      help_text="Indices of the question's facets the claim addresses.")
 
 
 class CitationSerializer(serializers.Serializer):
@@ -134,6 +137,13 @@ class TurnSerializer(serializers.Serializer):
     question = serializers.CharField()
     status = serializers.ChoiceField(choices=RunStatus.choices)
     error = serializers.CharField()
+    outcome = serializers.ChoiceField(
+        choices=[*Outcome.choices, ("", "Not yet known")],
+        help_text="answered | partial | not_answered (empty while the turn runs).")
+    answer_coverage = serializers.FloatField(
+        allow_null=True, help_text="Facets of the question addressed by supported claims, in [0, 1].")
+    answerability = serializers.DictField(
+        help_text="The question analysis: kind, facets (each with `addressed`), places, parties.")
     answer_markdown = serializers.CharField(help_text="The answer with [cite:CHUNK_ID] markers.")
     citations = CitationSerializer(many=True)
     sources = serializers.ListField(child=serializers.DictField())
@@ -172,6 +182,7 @@ class LedgerSerializer(serializers.Serializer):
 
     session = serializers.IntegerField()
     turn = serializers.IntegerField()
+    outcome = serializers.CharField(help_text="answered | partial | not_answered (empty while running).")
     ledger = LedgerRowSerializer(many=True)
     claim_confidence = serializers.DictField()
     metrics = serializers.DictField()

@@ -178,7 +178,7 @@
         if (m.recommendations?.length) box.append(el("ul", {className: "recommendations"}, ...m.recommendations.map((r) => el("li", {text: r}))));
       }
     },
-    generation_complete(article) { finish(article, "completed"); },
+    generation_complete(article, m) { finish(article, "completed", m.outcome); },
     error(article, m) {
       const box = part(article, "error");
       box.textContent = m.message;
@@ -208,13 +208,17 @@
     return null;
   }
 
-  async function finish(article, status) {
+  const OUTCOMES = {answered: "Answered.", partial: "Partially answered.", not_answered: "Not answered by the documents."};
+
+  async function finish(article, status, outcome) {
     setStatus(article, status);
     const n = article.dataset.turn;
     const fresh = await fetchTurn(n, true);  // the stored turn, rendered by the server
     const current = document.getElementById(`turn-${n}`);
     if (fresh && current) current.replaceWith(fresh);
-    if (!document.querySelector("article.turn[data-live]")) say(status === "error" ? "The run ended with an error." : "Verified.");
+    if (!document.querySelector("article.turn[data-live]")) {
+      say(status === "error" ? "The run ended with an error." : (OUTCOMES[outcome] || "Finished."));
+    }
   }
 
   async function adopt(n, message) {  // a turn started elsewhere (another tab, a websocket ask)
