@@ -18,12 +18,13 @@ def _cell(value) -> str:
 def render_groups(title: str, groups: dict[str, dict[str, dict]], console: Console) -> None:
     """Print ``groups`` (kind → name → row of metrics) as one table per kind.
 
-    Latency summaries print as "median / p95" (ms).
+    Latency summaries print as "median / p95" (ms). The columns are every metric any
+    row has (answerable and unanswerable rows report different measures).
     """
     for kind, named in groups.items():
         if not named:
             continue
-        columns = list(next(iter(named.values())).keys())
+        columns = list(dict.fromkeys(c for row in named.values() for c in row))  # rows may differ
         table = Table(title=f"{title} — {kind}", title_justify="left")
         table.add_column(kind)
         for column in columns:

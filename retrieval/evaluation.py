@@ -87,6 +87,73 @@ def is_span_hit(chunk: RetrievedChunk, item: dict) -> bool:
     return any(collapse(q) in text for q in quotes if q)
 
 
+def holds_gold(chunk_text: str, quotes: list[str]) -> bool:
+    """Whether a chunk holds a gold quote (whitespace collapsed), or, for a quote cut by a
+    chunk boundary, its first or second half (each at least 40 characters)."""
+    text = collapse(chunk_text)
+    for quote in quotes:
+        q = collapse(quote)
+        half = len(q) // 2
+        if q in text or (half >= 40 and (q[:half] in text or q[half:] in text)):
+            return True
+    return False
+
+
+def evaluate_user_retrieval(
+    *, data: Path, corpus: Path, retriever: str = "lexical", routing: bool = True,
+    rerank: bool = True, workspace_name: str | None = None,
+) -> dict:
+    """Retrieval as a turn does it for the answerable items of a user-question file
+    (``user_questions_dev.jsonl`` format): the Answer budget (6 chunks kept), no
+    jurisdiction flag, with the question's routing (places, acts, parties) and its
+    analysis (query expansion and answer-signal rerank) unless switched off, so each
+    step's gain can be measured. A hit: a kept chunk of ``doc_path`` holding a gold
+    quote. Returns ``{"groups": {"overall": {"all": row}, "kind": {...}}}``, a row with
+    ``n``, ``gold_in_context``, ``gold_at_1``, ``gold_at_3``, ``mrr`` and latency."""
+    from retrieval.places import question_route
+    from retrieval.question import question_analyse
+
+    items = [i for i in load_jsonl(data) if i.get("answerable")]
+    if retriever in DENSE_INDEXES:
+        embedder_require()
+    workspace, ingest = corpus_workspace(corpus, name=workspace_name)
+    if retriever in DENSE_INDEXES:
+        workspace_embed(workspace=workspace)
+    index = index_get(retriever)
+    paths = document_paths(workspace, corpus)
+    budget = Budget.for_mode("answer")
+    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for item in items:
+        started = time.perf_counter()
+        route = question_route(item["question"], workspace=workspace) if routing else None
+        analysis = question_analyse(item["question"]) if rerank else None
+        if analysis is not None and route is not None:
+            analysis = analysis.scoped(route.names)
+        result = chunks_retrieve(
+            item["question"], workspace=workspace, budget=budget, index=index, analysis=analysis,
+            jurisdictions=route.targets if route else (),
+            documents=(route.documents or None) if route else None,
+        )
+        ms = (time.perf_counter() - started) * 1000
+        ranks = [i for i, c in enumerate(result.chunks, 1) if paths.get(c.document_id) == item["doc_path"]
+                 and holds_gold(c.text, item.get("gold_quotes") or [])]
+        record = {"rank": ranks[0] if ranks else None, "ms": ms}
+        rows[("overall", "all")].append(record)
+        rows[("kind", item.get("kind", "other"))].append(record)
+    groups: dict[str, dict[str, dict]] = {"overall": {}, "kind": {}}
+    for (kind, name), records in sorted(rows.items()):
+        groups[kind][name] = {
+            "n": len(records),
+            "gold_in_context": round(mean([r["rank"] is not None for r in records]), 4),
+            "gold_at_1": round(mean([r["rank"] == 1 for r in records]), 4),
+            "gold_at_3": round(mean([r["rank"] is not None and r["rank"] <= 3 for r in records]), 4),
+            "mrr": round(mean([1 / r["rank"] if r["rank"] else 0.0 for r in records]), 4),
+            **latency_summary([r["ms"] for r in records]),
+        }
+    return {"data": str(data), "corpus": str(corpus), "retriever": retriever, "ingest": ingest,
+            "routing": routing, "rerank": rerank, "groups": groups}
+
+
 def group_keys(item: dict) -> Iterable[tuple[str, str]]:
     """The report groups an item counts in: overall, its source, its jurisdictions."""
     yield "overall", "all"

@@ -157,6 +157,8 @@ demolish|demolition|tear down|raze
 flood|floodplain|flood plain|flood hazard
 wetland|wetlands|riparian|water quality|stream
 agreement|contract|deal|arrangement
+raise|raises|increase|increases|hike|go up
+lower|reduce|decrease|cut
 brand|trademark|trade name|logo|mark|label|labeling
 sell|sale|sell off|sell-off|inventory|remaining inventory
 """.strip()

@@ -260,7 +260,7 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
         routing.documents, routing.parties, routing.unknown, located = _party_focus(
             question, workspace, places)
         routing.names += routing.parties
-        if not routing.targets and len(located) == 1:  # "Lloyd Minor Park" lies in one town
+        if not routing.targets and not routing.documents and len(located) == 1:  # one town's park
             routing.targets = located
     return routing
 
@@ -286,9 +286,13 @@ def _party_focus(question: str, workspace: Workspace,
             unknown.append(name)
         if not hits or len(hits) > PARTY_MAX_DOCUMENTS:
             continue
-        if any(j != PRIVATE for _, j in hits):  # a named thing of public law ("Lloyd Minor Park"):
-            named.append(name)  # scope, not topic, but no focus (a general rule may govern it)
-            located.update(j for _, j in hits if j != PRIVATE)
+        if any(j != PRIVATE for _, j in hits):
+            # A named thing of public law ("Lloyd Minor Park", two words or more: a single
+            # capitalised word is too often a common one): scope, not topic, and its place,
+            # but no document focus (a general rule may govern it).
+            if len(name.split()) >= 2:
+                named.append(name)
+                located.update(j for _, j in hits if j != PRIVATE)
             continue
         found.append({pk for pk, _ in hits})
         parties.append(name)

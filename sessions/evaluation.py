@@ -19,7 +19,14 @@ from collections import defaultdict
 from pathlib import Path
 
 from ciq.metrics import latency_summary, mean
-from retrieval.evaluation import collapse, corpus_workspace, document_paths, group_keys, load_jsonl
+from retrieval.evaluation import (
+    collapse,
+    corpus_workspace,
+    document_paths,
+    group_keys,
+    holds_gold,
+    load_jsonl,
+)
 from sessions.models import Outcome
 from sessions.services import session_ask
 from verification.citations import cited_ids
@@ -93,18 +100,6 @@ def key_present(key: str | list[str], text: str) -> bool:
     haystack = collapse(text).lower()
     alternatives = [key] if isinstance(key, str) else key
     return any(collapse(alt).lower() in haystack for alt in alternatives)
-
-
-def holds_gold(chunk_text: str, quotes: list[str]) -> bool:
-    """Whether a chunk holds a gold quote (whitespace collapsed), or, for a quote cut by a
-    chunk boundary, its first or second half (each at least 40 characters)."""
-    text = collapse(chunk_text)
-    for quote in quotes:
-        q = collapse(quote)
-        half = len(q) // 2
-        if q in text or (half >= 40 and (q[:half] in text or q[half:] in text)):
-            return True
-    return False
 
 
 def evaluate_user_questions(

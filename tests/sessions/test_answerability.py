@@ -25,16 +25,18 @@ def ask(workspace, question, **kwargs):
 @pytest.mark.parametrize("question, fact, source", [
     # deadline (an hour of the day), with no place flag: the park's name places it
     ("How late can people stay in Lloyd Minor Park from May through October?",
-     "9:00 pm", "Rivergrove Ord. No. 80-2011"),
+     "From May through October, the park and river access shall be open from 8:00 am to 9:00 pm",
+     "Rivergrove Ord. No. 80-2011"),
     # deadline (notice period) in an intergovernmental agreement, asked in everyday words
     ("If Lake Oswego raises its sewer fees, how much warning does Rivergrove get?",
-     "30 days", "Rivergrove Ord. No. 65-99"),
+     "Provide Rivergrove with 30 days written notice of any fee increases", "Rivergrove Ord. No. 65-99"),
     # deadline under a federal act named by its acronym (FDCPA → 12 CFR Part 1006)
     ("Once a state has its FDCPA exemption, how soon must it tell the Bureau about a change "
-     "in its laws?", "within 30 days", "12 CFR Part 1006"),
+     "in its laws?", "shall inform the Bureau in writing within 30 days of any change in the state laws",
+     "12 CFR Part 1006"),
     # amount (money) in the same agreement
     ("How much in reserves must a city that self-insures show under the Rivergrove and Lake "
-     "Oswego sewer agreement?", "$1,000,000", "Rivergrove Ord. No. 65-99"),
+     "Oswego sewer agreement?", "unencumbered reserves of at least $1,000,000", "Rivergrove Ord. No. 65-99"),
     # obligation: which permit, answered by naming it
     ("What permits are needed to build or replace a dock in Rivergrove?",
      "permitted use", "Rivergrove Ord. No. 88-2017"),

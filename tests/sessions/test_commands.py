@@ -87,6 +87,27 @@ def test_evaluate_answers_runs_the_pipeline_per_question():
     assert overall["total"]["median_ms"] > 0
 
 
+def test_evaluate_answers_scores_user_questions_by_outcome():
+    report = json.loads(run("evaluate", "answers", "--data", str(BENCH / "user_questions_samples.jsonl"),
+                            "--corpus", str(SAMPLES_DIR), "--json"))
+    answerable = report["groups"]["overall"]["answerable"]
+    unanswerable = report["groups"]["overall"]["unanswerable"]
+    assert (answerable["n"], unanswerable["n"]) == (4, 4)
+    assert answerable["correct"] == 1.0 and answerable["false_decline"] == 0.0
+    assert unanswerable["declined"] == 1.0 and unanswerable["false_assurance"] == 0.0
+    assert set(report["groups"]["kind"]) >= {"deadline/answerable", "amount/unanswerable"}
+    assert answerable["total"]["median_ms"] > 0
+
+
+def test_evaluate_retrieval_measures_each_step_on_user_questions():
+    args = ["evaluate", "retrieval", "--data", str(BENCH / "user_questions_samples.jsonl"),
+            "--corpus", str(SAMPLES_DIR), "--json"]
+    full = json.loads(run(*args))["groups"]["overall"]["all"]
+    bare = json.loads(run(*args, "--no-routing", "--no-rerank"))["groups"]["overall"]["all"]
+    assert full["n"] == bare["n"] == 4
+    assert full["gold_in_context"] == 1.0 and full["gold_in_context"] >= bare["gold_in_context"]
+
+
 def test_evaluate_plain_output_is_tables():
     out = run("evaluate", "retrieval", "--data", str(BENCH / "retrieval_samples.jsonl"),
               "--corpus", str(SAMPLES_DIR), "--k", "5")

@@ -27,6 +27,10 @@ class Command(BaseCommand):
         retrieval.add_argument("--workspace", help="Scratch workspace (default eval:<corpus>).")
         retrieval.add_argument("--retriever", choices=["lexical", "dense", "hybrid"], default="lexical",
                                help="Index to search; dense and hybrid embed with CIQ_EMBEDDER.")
+        retrieval.add_argument("--no-routing", action="store_true",
+                               help="User questions: ignore the places, acts and parties they name.")
+        retrieval.add_argument("--no-rerank", action="store_true",
+                               help="User questions: no query expansion and no answer-signal rerank.")
         retrieval.add_argument("--json", action="store_true")
 
         answers = sub.add_parser("answers", help="The whole pipeline per question.")
@@ -78,11 +82,20 @@ class Command(BaseCommand):
                 raise CommandError(f"--k {options['k']!r}: give whole numbers, e.g. 1,5,10.") from None
             if not ks or ks[0] < 1:
                 raise CommandError("--k needs cut-offs of at least 1.")
+            from retrieval.evaluation import evaluate_user_retrieval, load_jsonl
+
             try:
-                report = evaluate_retrieval(
-                    data=data, corpus=corpus, ks=ks, workspace_name=options["workspace"],
-                    retriever=options["retriever"],
-                )
+                if any("answerable" in item for item in load_jsonl(data)[:1]):
+                    report = evaluate_user_retrieval(
+                        data=data, corpus=corpus, retriever=options["retriever"],
+                        routing=not options["no_routing"], rerank=not options["no_rerank"],
+                        workspace_name=options["workspace"],
+                    )
+                else:
+                    report = evaluate_retrieval(
+                        data=data, corpus=corpus, ks=ks, workspace_name=options["workspace"],
+                        retriever=options["retriever"],
+                    )
             except (ImproperlyConfigured, EmbeddingError) as exc:
                 raise CommandError(str(exc)) from None
             retriever = options["retriever"]
