@@ -312,9 +312,9 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     """The sentences of an Answer and the facets no sentence addresses.
 
     For each facet in question order, the best sentence that addresses it
-    (:func:`_facet_key`); then, up to ``limit``, sentences that address a facet already
-    answered from the same chunk (a condition or an exception beside the rule). Nothing
-    that addresses no facet.
+    (:func:`_facet_key`); then, up to ``limit``, other sentences that address a facet, those
+    of the chunks already quoted first (a condition or an exception beside the rule), then
+    the rest in pool order, none repeating a quoted one. Nothing that addresses no facet.
     """
     picked: list[Candidate] = []
     missing: list[int] = []
@@ -332,8 +332,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
             continue
         picked.append(max(options, key=lambda c: _facet_key(c, i)))
     used = {c.chunk.chunk_id for c in picked}
-    extras = [c for c in pool if c not in picked and c.facets and c.facets.addressed
-              and c.chunk.chunk_id in used]
+    extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed),
+                    key=lambda c: c.chunk.chunk_id not in used)
     for c in extras:
         if len(picked) >= limit:
             break
