@@ -60,7 +60,7 @@ lender|creditor|bank|financial institution|servicer
 bank|depository institution|credit union|savings association|financial institution
 certificate of deposit|cd|time account|time deposit
 roll over|rolls over|renew|renewal|automatically renew|automatic renewal|rollover|mature|maturity
-lapse|lapsed|cancel|cancelled|canceled|expire|expired|expiration|terminate|terminated|termination|end|ends|ended
+lapse|lapsed|cancel|cancelled|canceled|expire|expired|expiration|terminate|terminated|termination
 insurance|policy|coverage|insured|insurer
 replacement policy|force-placed|force placed|lender-placed|force-placed insurance
 bill|billing|charge|assess|impose|invoice

@@ -74,8 +74,8 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|is an?|are|as used in|for purposes of|shall be)\b", re.I),
     FactKind.PROCEDURE: re.compile(
         r"\b(?:shall|must|may) (?:\w+ ){0,3}(?:file|submit|apply|petition|request|notify|send|deliver"
-        r"|serve|present|obtain|give|provide|mail|appeal|record|post)\b|\b(?:application|petition"
-        r"|written notice|in writing|notice|filing|arbitration|hearing)\b|\bwithin\b", re.I),
+        r"|serve|present|obtain|give|provide|mail|appeal|record|post)\b|\b(?:an application|a petition"
+        r"|written notice|by arbitration|a hearing) (?:\w+ ){0,3}(?:shall|must|may|is|to)\b", re.I),
 }
 
 
