@@ -95,6 +95,8 @@ evaluate: migrate
 	$(MANAGE) evaluate verification --data $(BENCH)/verify_dev.jsonl
 	$(MANAGE) evaluate retrieval --data $(BENCH)/retrieval_dev.jsonl --corpus $(CORPUS)
 	$(MANAGE) evaluate answers --data $(BENCH)/retrieval_dev.jsonl --corpus $(CORPUS)
+	$(MANAGE) evaluate answers --data $(BENCH)/user_questions_dev.jsonl --corpus $(CORPUS)
+	$(MANAGE) evaluate answers --data samples/bench/user_questions_corpus.jsonl --corpus $(CORPUS)
 
 # Re-pin requirements.lock from pyproject.toml.
 lock: setup
