@@ -98,7 +98,7 @@ SCAFFOLD = frozenset(stem(w) for w in """
     count counts qualify qualifies mean means meant take takes taking cost costs
     owe owes owed long time period point level sure possible come comes came keep keeps
     already first last past this next now soon one two three four five six seven eight nine ten
-    big biggest way whole able people person persons""".split())
+    big biggest way whole able people person persons onto""".split())
 # Nouns that name the asked value itself ("the threshold", "the deadline"): the slot of
 # the facet's kind stands for them, so a sentence need not repeat the word.
 SLOT_NOUNS = frozenset(stem(w) for w in """
@@ -292,14 +292,24 @@ _ASKING_RE = re.compile(r"^\W*(?:what|how|when|where|who|whom|whose|which|why|wh
                         r"|am|if)\b", re.I)
 
 
+_CONDITION_RE = re.compile(
+    r"^\W*((?:if|when|once|after|before|since|while)\b.+?),\s+((?:what|how|when|where|who|which|why"
+    r"|whether|can|could|may|must|do|does|did|is|are|will|would|should|am)\b.*)$", re.I | re.S)
+
+
 def split_situation(question: str) -> tuple[str, str]:
     """(situation, question proper): the sentences told before the first sentence that
-    asks (ends with "?" or opens like a question). With no asking sentence, or nothing
-    before it, the situation is empty."""
+    asks (ends with "?" or opens like a question), and a leading condition of that
+    sentence ("If a storm knocks a tree onto my house, what do I have to file?"). With no
+    asking sentence, or nothing before it, the situation is empty."""
     sentences = _SENTENCE_RE.split(question.strip())
     for i, sentence in enumerate(sentences):
         if sentence.rstrip().endswith("?") or _ASKING_RE.match(sentence):
-            return " ".join(sentences[:i]), " ".join(sentences[i:])
+            told, asked = sentences[:i], " ".join(sentences[i:])
+            condition = _CONDITION_RE.match(asked)
+            if condition:
+                told, asked = told + [condition.group(1)], condition.group(2)
+            return " ".join(told), asked
     return "", question.strip()
 
 

@@ -40,6 +40,16 @@ def ask(workspace, question, **kwargs):
     # obligation: which permit, answered by naming it
     ("What permits are needed to build or replace a dock in Rivergrove?",
      "permitted use", "Rivergrove Ord. No. 88-2017"),
+    # permission in everyday words (posts for piers, floating for floating docks)
+    ("Can a dock in Rivergrove sit on posts instead of floating?",
+     "docks are not allowed to be placed on piers", "Rivergrove Ord. No. 88-2017"),
+    # procedure, with the situation told as a condition first
+    ("If a storm knocks a tree onto my house in Rivergrove and I cut it down right away, what do "
+     "I have to file with the city?", "Within seven (7) days of any cutting, an application must be filed",
+     "Rivergrove Ord. No. 89-2018"),
+    # permission under a federal rule, by its registry's acronym
+    ("Can a lender's employee who is not registered in the NMLS originate mortgage loans?",
+     "unless such employee is registered with the Registry", "12 CFR Part 1007"),
 ])
 def test_a_question_the_documents_answer_leads_with_the_asked_fact(demo_workspace, question, fact,
                                                                    source):
@@ -121,6 +131,13 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
 def test_the_kind_of_fact_asked_and_its_unit_are_read_from_the_wording(question, kind, unit):
     facet = question_analyse(question).facets[0]
     assert (facet.kind, facet.unit) == (kind, unit)
+
+
+def test_a_leading_condition_is_situation_and_the_rest_is_the_question():
+    analysis = question_analyse("If the landlord keeps the deposit, how long does the tenant have to sue?")
+    assert analysis.situation == "If the landlord keeps the deposit"
+    assert analysis.facets[0].text == "how long does the tenant have to sue"
+    assert analysis.facets[0].kind == FactKind.DEADLINE
 
 
 def test_a_situation_told_first_is_context_and_each_clause_is_a_facet():
