@@ -144,6 +144,7 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
     gold_by: dict[str, list[str]] = defaultdict(list)
     pred_by: dict[str, list[str]] = defaultdict(list)
     ms_by: dict[str, list[float]] = defaultdict(list)
+    kinds: dict[str, list[tuple[str, str]]] = defaultdict(list)
     rows: list[dict] = []
     chunk_cache: dict[str, list[EvidenceChunk]] = {}
     with Path(path).open(encoding="utf-8") as handle:
@@ -178,9 +179,12 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
             gold_by[dataset].append(label)
             pred_by[dataset].append(predicted)
             ms_by[dataset].append(elapsed)
+            if item.get("kind"):
+                kinds[item["kind"]].append((label, predicted))
             rows.append({"id": item.get("id", str(lineno)), "dataset": dataset, "label": label,
-                         "predicted": predicted, "verdict": judgement.verdict,
-                         "score": judgement.score, "reasoning": judgement.reasoning})
+                         "kind": item.get("kind", ""), "predicted": predicted,
+                         "verdict": judgement.verdict, "score": judgement.score,
+                         "reasoning": judgement.reasoning})
     datasets = {}
     for name in sorted(gold_by):
         metrics = binary_and_class_metrics(gold_by[name], pred_by[name])
@@ -190,7 +194,25 @@ def evaluate_verification(path: Path, *, mode: str = "strict") -> dict:
     all_ms = [m for name in sorted(gold_by) for m in ms_by[name]]
     overall = binary_and_class_metrics(all_gold, all_pred) | latency_summary(all_ms)
     return {"mode": mode, "path": str(path), "overall": overall, "datasets": datasets,
-            "items": rows}
+            "kinds": kind_summary(kinds), "items": rows}
+
+
+def kind_summary(kinds: dict[str, list[tuple[str, str]]]) -> dict[str, dict]:
+    """Per kind of claim (issue 10's table: paraphrase, verbatim, number, modality,
+    negated, party, extra, …): ``n``, ``right`` (share predicted exactly as labelled) and
+    ``caught`` (share whose supported/not-supported side is right: a contradiction judged
+    weak is caught, though not named a contradiction). ``kinds`` maps kind → [(gold,
+    predicted), ...]."""
+    out = {}
+    for kind in sorted(kinds):
+        pairs = kinds[kind]
+        out[kind] = {
+            "n": len(pairs),
+            "label": pairs[0][0],
+            "right": sum(g == p for g, p in pairs) / len(pairs),
+            "caught": sum((g == "supported") == (p == "supported") for g, p in pairs) / len(pairs),
+        }
+    return out
 
 
 def render_verification_report(report: dict, console: Console) -> None:
@@ -208,6 +230,14 @@ def render_verification_report(report: dict, console: Console) -> None:
             f"{pc['contradicted']['f1']:.3f}", f"{m['median_ms']:.2f}", f"{m['p95_ms']:.2f}",
         )
     console.print(summary)
+    if report.get("kinds"):
+        kinds = Table(title="Per kind of claim")
+        for col in ("kind", "gold label", "n", "right (exact class)", "caught (supported or not)"):
+            kinds.add_column(col, justify="left" if col in ("kind", "gold label") else "right")
+        for kind, k in report["kinds"].items():
+            kinds.add_row(Text(kind), k["label"], str(k["n"]), f"{k['right']:.0%}",
+                          f"{k['caught']:.0%}")
+        console.print(kinds)
     for name, m in sections:
         table = Table(title=f"{escape(name)}: gold (rows) × predicted (columns)")
         table.add_column("gold")
