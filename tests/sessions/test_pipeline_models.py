@@ -169,7 +169,7 @@ def test_a_provider_failure_mid_run_keeps_the_first_revision(demo_workspace, mod
     models.fail_revision = True
     turn = session_ask(workspace=demo_workspace, question=QUESTION)
     assert turn.status == RunStatus.ERROR
-    last = turn.session.events.order_by("-seq").first()
+    last = turn.session.events.exclude(type="turn_sealed").order_by("-seq").first()
     assert last.type == "error" and last.payload["code"] == "model_unavailable"
     assert last.payload["message"].startswith("write: anthropic:claude-test answered HTTP 500")
     assert list(turn.revisions.values_list("cycle", flat=True)) == [0]
@@ -184,7 +184,23 @@ def test_broken_judge_json_twice_ends_the_turn_with_a_clear_error(demo_workspace
                                                                    monkeypatch):
     monkeypatch.setattr(models, "judge", lambda user: openai_completion("Supported."))
     turn = session_ask(workspace=demo_workspace, question=QUESTION)
-    last = turn.session.events.order_by("-seq").first()
+    last = turn.session.events.exclude(type="turn_sealed").order_by("-seq").first()
     assert turn.status == RunStatus.ERROR and last.payload["code"] == "model_bad_output"
     assert "openai:gpt-test returned invalid JSON for JudgeOutput twice" in last.payload["message"]
     assert not turn.revisions.exists()  # no half-written ledger
+
+
+def test_a_model_answer_that_addresses_nothing_becomes_not_answered(demo_workspace, models):
+    """The scripted Judge supports every claim of the scripted revision, but none of them
+    answers the question asked: support alone earns no "answered" (issue 9)."""
+    turn = session_ask(workspace=demo_workspace,
+                       question="What is the Oregon minimum wage for 2024?")
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert turn.outcome == "not_answered"
+    assert turn.answer_markdown.startswith("Not answered: the documents searched do not state this")
+    assert turn.claim_confidence["level"] == "very_low" and not turn_ledger(turn=turn).exists()
+    verified = turn.session.events.filter(type="claim_verified")
+    assert verified.exists() and all(e.payload["addressed"] == [] for e in verified)
+    assert any(e.payload["verdict"] == "supported" for e in verified)
+    final = turn.revisions.order_by("-cycle").first()
+    assert final.text == turn.answer_markdown and final.coverage == 0.0
