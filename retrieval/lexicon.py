@@ -156,6 +156,75 @@ subdivide|subdivision|partition|land division|plat
 demolish|demolition|tear down|raze
 flood|floodplain|flood plain|flood hazard
 wetland|wetlands|riparian|water quality|stream
+rescind|rescission|cancel the contract|back out|undo|unwind|right to cancel
+terminate the agreement|end the contract|get out of the contract|walk away
+assign|assignment|transfer|hand over|pass on
+indemnify|indemnification|hold harmless|cover the losses|reimburse the losses
+warranty|warrant|guarantee|guaranty
+liability|liable|responsible|on the hook|pay for
+negligence|negligent|careless|carelessness
+damages|compensation|money back|recover|recovery
+attorney fees|legal fees|lawyer fees|costs of suit|prevailing party
+jurisdiction|venue|which court|forum|governing law|choice of law
+subcontract|subcontractor|outsource|third party vendor
+audit|inspect|inspection|examine|look at the books|records review
+renewal|renew|extend the term|automatic extension|evergreen
+non-compete|noncompetition|compete|competing business
+non-solicitation|solicit|poach|hire away|recruit
+confidentiality|non-disclosure|nda|keep secret|keep confidential
+breach|violate|violation|break the agreement|default
+cure period|cure|fix the breach|remedy the default|opportunity to cure
+force majeure|act of god|beyond control|unforeseeable event
+payment terms|net 30|invoice due|pay within|payment due
+late fee|late charge|penalty for late payment|interest on overdue
+minimum purchase|minimum order|purchase commitment|quota
+exclusive territory|territory|region|area of sale
+sublease|sublet|rent out to someone else
+eviction|evict|kick out|remove the tenant|possession
+security deposit|deposit|damage deposit
+easement|right of way|access across
+lien|encumbrance|claim against the property
+zoning permit|land use approval|development permit
+conditional use|special permit|use permit
+nonconforming use|grandfathered|existing use|legal nonconforming
+accessory structure|shed|garage|outbuilding|detached building
+home occupation|home business|work from home|run a business from home
+height limit|maximum height|how tall|tall
+lot coverage|building footprint|how much of the lot
+public hearing|hearing|public comment|testimony
+appeal|challenge the decision|contest|review by the council
+notice of violation|citation|violation notice|ticket
+civil penalty|fine|monetary penalty|penalty
+misdemeanor|crime|criminal offense|offense
+felony|serious crime|class c felony
+statute of limitations|time to sue|deadline to sue|limitation period
+small claims|small claims court|minor claims
+garnish|garnishment|take from wages|wage deduction
+debt validation|validation notice|verify the debt|prove the debt
+credit report|credit reporting|credit file|credit history
+adverse action|denial|turn down|decline the application
+disclosure|disclose|tell the consumer|inform|statement
+error resolution|dispute an error|billing error|unauthorized charge
+unauthorized transfer|unauthorized charge|fraudulent charge|stolen card
+overdraft|overdrawn|insufficient funds|nsf
+remittance transfer|international money transfer|send money abroad|wire abroad
+mortgage servicer|servicer|loan servicer|company that services the loan
+loss mitigation|loan modification|help avoid foreclosure|workout
+force-placed insurance|lender placed insurance|insurance the servicer buys
+escrow account|impound account|tax and insurance account
+originate|make a loan|take a loan application|loan origination
+licensing|license|registration|registered
+exemption|exempt|not covered|carve out|excluded
+enforcement action|proceeding|charges|administrative action
+subpoena|compulsory process|demand for documents|civil investigative demand
+freedom of information|foia|records request|public records
+fee waiver|waive fees|no charge|free of charge
+school district|district|school board
+individualized education program|iep|special education plan
+due process hearing|hearing|contested case hearing
+aircraft registration|register the aircraft|register a plane
+unmanned aircraft|drone|uas|quadcopter
+trespass|trespassing|enter without permission|intrude
 agreement|contract|deal|arrangement
 raise|raises|increase|increases|hike|go up
 lower|reduce|decrease|cut
