@@ -10,7 +10,8 @@ import datetime as dt
 import functools
 
 import ciq
-from sessions.events import event_chain_verify, event_message
+from sessions.audit import session_log_verify
+from sessions.events import event_message
 from sessions.models import ResearchSession
 from sessions.selectors import turn_as_dict
 from verification.citations import cited_ids
@@ -60,7 +61,8 @@ def session_data(*, session: ResearchSession, user=None, exported_at: dt.datetim
     """The ``ciq.session/1`` document of ``session``: metadata, every turn (question,
     answer with ``[cite:ID]`` markers, sources, ledger, confidences, metrics, working
     memory, revisions), the chunks cited, every event, and the event log's head hash
-    with the result of re-verifying its chain (``sessions.events.event_chain_verify``).
+    with the result of the audit check (``sessions.audit.session_log_verify``: the hash
+    chain, each turn's seal against its stored rows, and the head file).
 
     ``user`` is who exports (``None`` for a command or system export). Times are ISO 8601.
     """
@@ -75,8 +77,7 @@ def session_data(*, session: ResearchSession, user=None, exported_at: dt.datetim
             "log_seq": turn.log_seq, "log_hash": turn.log_hash,
         })
     events = list(session.events.order_by("seq"))
-    anchors = [(t.log_seq, t.log_hash) for t in turn_rows if t.log_seq]
-    problems = event_chain_verify(events, anchors)
+    problems = session_log_verify(session=session)
     head = events[-1] if events else None
     return {
         "schema": SCHEMA,

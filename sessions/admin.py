@@ -18,7 +18,7 @@ from ciq.admin import ReadOnlyAdminMixin
 from exports.services import FORMATS, session_export
 from retrieval.admin import chunk_link
 from retrieval.models import Chunk
-from sessions.audit import session_log_verify
+from sessions.audit import session_audit
 from sessions.models import Outcome, ResearchSession, Revision, SessionEvent, Turn
 from sessions.selectors import turn_ledger
 from verification.admin import ClaimInline
@@ -126,11 +126,11 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="Event log check")
     def event_log(self, session):
-        problems = session_log_verify(session=session)
-        if not problems:
-            return "Intact: the hash chain and every turn's recorded head check out."
+        audit = session_audit(session=session)
+        if audit.intact:
+            return audit.summary().capitalize() + "."
         return format_html("<strong>Broken:</strong><ul>{}</ul>",
-                           format_html_join("", "<li>{}</li>", ((p,) for p in problems)))
+                           format_html_join("", "<li>{}</li>", ((p,) for p in audit.problems)))
 
     @admin.display(description="Evidence ledger")
     def ledger(self, session):
@@ -166,13 +166,18 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             outcomes, rows,
         )
 
-    @admin.action(description="Verify event log (recompute the hash chain)", permissions=["view"])
+    @admin.action(description="Verify event log (hash chain, turn seals, head file)",
+                  permissions=["view"])
     def verify_event_log(self, request, queryset):
+        """Per session: the hash chain, each ended turn's seal recomputed from its stored
+        answer, claims and ledger, owner and workspace, and the signed head file
+        (``sessions.audit.session_audit``)."""
         for session in queryset.order_by("pk"):
-            problems = session_log_verify(session=session)
+            audit = session_audit(session=session)
+            problems = audit.problems
             if not problems:
-                self.message_user(request, f"Session {session.pk} “{session}”: event log intact.",
-                                  messages.SUCCESS)
+                self.message_user(request, f"Session {session.pk} “{session}”: event log "
+                                  f"{audit.summary()}.", messages.SUCCESS)
                 continue
             shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
             more = len(problems) - MAX_PROBLEMS_SHOWN

@@ -149,6 +149,9 @@ class EventType(models.TextChoices):
     CONFIDENCE_CALCULATED = "confidence_calculated"
     GENERATION_COMPLETE = "generation_complete"
     ERROR = "error"
+    # Written once a turn has ended (completed or error): a digest of the turn's stored
+    # record, so the hash chain covers the answer and ledger too (sessions/audit.py).
+    TURN_SEALED = "turn_sealed"
 
 
 class SessionEvent(models.Model):

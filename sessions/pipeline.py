@@ -32,6 +32,7 @@ from retrieval.models import Chunk
 from retrieval.places import Routing, question_route
 from retrieval.question import QuestionAnalysis, question_analyse
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
+from sessions.audit import turn_seal
 from sessions.events import EventLog
 from sessions.memory import WorkingMemory
 from sessions.models import EventType, Mode, Outcome, Revision, RunStatus, Turn
@@ -113,6 +114,7 @@ class TurnRun:
             self._run()
         except Exception as exc:  # every failure ends the turn visibly, never silently
             self._fail(exc)
+        turn_seal(turn=turn)  # the turn's record into the audit chain (sessions/audit.py)
         turn.refresh_from_db()
         return turn
 

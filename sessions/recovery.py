@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from sessions.audit import turn_seal
 from sessions.events import EventLog
 from sessions.models import EventType, ResearchSession, RunStatus, Turn
 
@@ -32,7 +33,8 @@ def turns_stalled_fail(*, session: ResearchSession, now: dt.datetime | None = No
 
     Each ended turn gets an ``error`` event (code ``stalled``), status ``error`` with
     the reason in ``Turn.error``, and the log head; the session's status becomes
-    ``error``. What the run completed before (events, revisions, claims) stays.
+    ``error``, and the turn is sealed (``sessions.audit.turn_seal``). What the run
+    completed before (events, revisions, claims) stays.
     Returns the ended turns (empty when nothing was stalled). Safe to call
     concurrently: a turn is ended by the caller whose status update wins.
     """
@@ -62,5 +64,6 @@ def turns_stalled_fail(*, session: ResearchSession, now: dt.datetime | None = No
             ResearchSession.objects.filter(pk=session.pk).update(
                 status=RunStatus.ERROR, completed=now
             )
+        turn_seal(turn=turn)
         ended.append(turn)
     return ended

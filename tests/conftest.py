@@ -28,6 +28,15 @@ def django_db_setup(django_db_setup, django_db_blocker):
         assert summary.failed == 0, summary
 
 
+@pytest.fixture(autouse=True)
+def audit_heads_file(settings, tmp_path_factory) -> Path:
+    """A fresh audit head file per test: session ids repeat from test to test, and a
+    head line of an earlier test's session would not match this test's log."""
+    path = tmp_path_factory.mktemp("audit") / "heads.log"
+    settings.AUDIT_HEADS_FILE = str(path)
+    return path
+
+
 @pytest.fixture
 def samples_dir() -> Path:
     return SAMPLES_DIR

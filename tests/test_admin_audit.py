@@ -72,7 +72,7 @@ def test_the_session_page_shows_turns_ledger_events_and_links_to_the_sources(sta
     assert response.status_code == 200
     assert 'name="_save"' not in html
     assert turn.question in html
-    assert "Intact: the hash chain" in html
+    assert "Intact: chain, turn seals and head file check out" in html
     claim = Claim.objects.filter(turn=turn).select_related("ledger__evidence").last()
     assert claim.ledger.verdict in html
     chunk = claim.ledger.evidence
@@ -101,7 +101,9 @@ def test_the_chunk_page_links_to_its_document_and_the_document_to_its_chunks(sta
 
 def test_the_verify_action_reports_an_intact_log(staff, turn):
     response = act(staff, "verify_event_log", turn.session)
-    assert page_messages(response) == [f"Session {turn.session_id} “{turn.session}”: event log intact."]
+    [message] = page_messages(response)
+    assert message.startswith(f"Session {turn.session_id} “{turn.session}”: event log intact: chain, "
+                              "turn seals and head file check out")
 
 
 def test_an_edited_event_payload_is_reported(staff, turn):

@@ -121,7 +121,7 @@ async def test_replay_sends_every_stored_event_after_seq_in_order(world):
     session = world["session"]
     total = await sync_to_async(session.events.count)()
     communicator, _ = await open_socket(session.pk, user=world["member"], after=5)
-    messages = await receive_until(communicator, "generation_complete")
+    messages = await receive_until(communicator, "turn_sealed")  # the last stored event
     assert [m["seq"] for m in messages] == list(range(6, total + 1))
     assert {"type", "session", "seq", "ts"} <= messages[0].keys()
     assert messages[0]["session"] == session.pk
@@ -242,7 +242,7 @@ async def test_a_disconnected_client_catches_up_on_reconnect(world):
     await communicator.disconnect()
     await asyncio.sleep(0)
     again, _ = await open_socket(session.pk, user=world["member"], after=first[-1]["seq"])
-    rest = await receive_until(again, "generation_complete")
+    rest = await receive_until(again, "turn_sealed")
     total = await sync_to_async(session.events.count)()
     assert [m["seq"] for m in first + rest] == list(range(1, total + 1))
     await again.disconnect()

@@ -8,6 +8,7 @@ import json
 import re
 import socket
 import subprocess
+from unittest import mock
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -24,6 +25,7 @@ from exports.models import ExportRecord
 from exports.pdf import STATIC_DIR, FetchRefused, StaticOnlyFetcher
 from exports.services import CONTENT_TYPES, FORMATS, session_export
 from retrieval.services import documents_ingest
+from sessions.audit import turn_seal
 from sessions.models import Revision, RunStatus, Turn
 from sessions.pipeline import turn_run
 from sessions.selectors import turn_ledger
@@ -88,13 +90,15 @@ def session(demo_workspace, owner, tmp_path):
         session=session,
         question="Which licence must a café with a floating dock hold under § 7.2 — 码头许可证?",
     ))
-    third = turn_run(turn_create(
-        session=session, question=f"What are the dock development standards? {INJECTED}",
-    ))
+    with mock.patch("sessions.pipeline.turn_seal"):  # sealed below, with the added claim
+        third = turn_run(turn_create(
+            session=session, question=f"What are the dock development standards? {INJECTED}",
+        ))
     for turn in (first, second, third):
         assert turn.status == RunStatus.COMPLETED, turn.error
     assert "码头许可证" in second.answer_markdown
     add_unsupported_claim(third)
+    turn_seal(turn=third)
     assert turn_ledger(turn=third).filter(ledger__verdict=Verdict.NOT_FOUND).exists()
     session.refresh_from_db()
     return session

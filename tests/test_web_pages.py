@@ -312,9 +312,10 @@ def test_a_stalled_turn_ends_in_error_with_an_event(demo_workspace, owner):
     turn.refresh_from_db()
     session.refresh_from_db()
     assert turn.status == session.status == RunStatus.ERROR
-    event = SessionEvent.objects.filter(session=session).order_by("-seq").first()
+    events = SessionEvent.objects.filter(session=session).order_by("-seq")
+    seal, event = events[0], events[1]
     assert event.type == EventType.ERROR and event.payload["code"] == "stalled"
-    assert turn.log_seq == event.seq
+    assert seal.type == EventType.TURN_SEALED and turn.log_seq == seal.seq == event.seq + 1
     assert turns_stalled_fail(session=session, now=later) == []  # once only
 
 

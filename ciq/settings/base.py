@@ -189,6 +189,15 @@ FEDERAL_JURISDICTION = env("FEDERAL_JURISDICTION", default="US")
 # --- Ingestion ----------------------------------------------------------------------------
 INGEST_MAX_FILE_BYTES = env.int("INGEST_MAX_FILE_BYTES", default=50 * 1024 * 1024)
 
+# --- Audit (sessions/audit.py; README "Security") -----------------------------------------
+# Each ended turn is sealed: a ``turn_sealed`` event in the hash chain, and one line in an
+# append-only head file outside the database, signed with HMAC-SHA256. The key comes from
+# AUDIT_HMAC_KEY, else from AUDIT_HMAC_KEY_FILE (generated once, mode 0600, gitignored).
+# Keep the key and the head file where someone who can edit the database cannot write.
+AUDIT_HMAC_KEY = env("AUDIT_HMAC_KEY", default="")
+AUDIT_HMAC_KEY_FILE = env.path("AUDIT_HMAC_KEY_FILE", default=str(VAR_DIR / "audit" / "hmac_key"))
+AUDIT_HEADS_FILE = env.path("AUDIT_HEADS_FILE", default=str(VAR_DIR / "audit" / "heads.log"))
+
 # --- Pipeline -----------------------------------------------------------------------------
 # Longest question accepted, in characters; longer input is refused with a clear error.
 MAX_QUESTION_CHARS = env.int("MAX_QUESTION_CHARS", default=4000)

@@ -6,6 +6,12 @@ from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = tempfile.mkdtemp(prefix="ciq-test-media-")
+# The audit head file and key live outside the repository's var/ (tests/conftest.py gives
+# each test its own head file: session ids repeat from test to test).
+_AUDIT_DIR = tempfile.mkdtemp(prefix="ciq-test-audit-")
+AUDIT_HMAC_KEY = "test-audit-key"
+AUDIT_HMAC_KEY_FILE = f"{_AUDIT_DIR}/hmac_key"
+AUDIT_HEADS_FILE = f"{_AUDIT_DIR}/heads.log"
 
 # The suite runs on the embedded lexical default unless a test picks another index (the
 # MiniLM tests do); a machine with the extra installed would otherwise embed every ingest.

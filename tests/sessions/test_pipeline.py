@@ -30,7 +30,7 @@ def test_an_answer_is_cited_verified_and_logged(demo_workspace, owner):
     assert turn.claim_confidence["claims"] == len(ledger)
     assert turn.working_memory["sub_goals"]
     types = event_types(turn.session)
-    assert types[0] == "session_created" and types[-1] == "generation_complete"
+    assert types[0] == "session_created" and types[-2:] == ["generation_complete", "turn_sealed"]
     for expected in ("reasoning_thought", "reasoning_action", "retrieval_completed",
                      "reasoning_observation", "content_chunk", "citation_detected",
                      "claim_extracted", "claim_verified", "ledger_updated",
@@ -104,7 +104,7 @@ def test_an_unknown_role_backend_ends_the_turn_in_error(demo_workspace, settings
     turn = session_ask(workspace=demo_workspace, question=QUESTION)
     assert turn.status == RunStatus.ERROR
     assert "CIQ_WRITER='no-such-writer'" in turn.error
-    assert turn.session.events.order_by("-seq").first().type == "error"
+    assert turn.session.events.exclude(type="turn_sealed").order_by("-seq").first().type == "error"
     turn.session.refresh_from_db()
     assert turn.session.status == RunStatus.ERROR
 
@@ -122,7 +122,7 @@ def test_a_judge_answering_outside_the_ledger_vocabulary_is_refused(demo_workspa
                         lambda role: SloppyJudge() if role == "judge" else real(role))
     turn = session_ask(workspace=demo_workspace, question=QUESTION)
     assert turn.status == RunStatus.ERROR
-    error = turn.session.events.order_by("-seq").first()
+    error = turn.session.events.exclude(type="turn_sealed").order_by("-seq").first()
     assert error.payload["code"] == "bad_backend_output"
     assert "verdict 'Supported' is not one of" in error.payload["message"]
     assert not Claim.objects.filter(turn=turn).exists()
@@ -196,7 +196,7 @@ def test_a_judge_failure_ends_the_turn_with_an_error_event_and_keeps_the_text(
     turn = session_ask(workspace=demo_workspace, question=QUESTION)
     assert turn.status == RunStatus.ERROR
     assert "verify: judge timed out after 30 s" in turn.error
-    last = turn.session.events.order_by("-seq").first()
+    last = turn.session.events.exclude(type="turn_sealed").order_by("-seq").first()
     assert last.type == "error"
     assert last.payload["code"] == "internal_error" and last.payload["stage"] == "verify"
     # Internal details stay in Turn.error (for operators), not in the client-facing event.
