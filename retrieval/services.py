@@ -13,7 +13,10 @@ embed``) fills the gap.
 Idempotence: a document is keyed by ``(workspace, source_path)`` and identified by the
 sha256 of its bytes. The same bytes again are "unchanged" (no new rows, chunk ids are a
 function of the sha256 and offsets so they stay the same); new bytes at a known
-``source_path`` replace that document's chunks and metadata ("updated").
+``source_path`` replace that document's chunks and metadata ("updated") only once they
+have been extracted, chunked and written: a new version that fails leaves the ready one
+as it was. Citations of replaced or deleted chunks stay readable from the turn's source
+snapshot (``Turn.sources``), which the chunk page and the exports fall back to.
 """
 
 from __future__ import annotations
@@ -147,9 +150,11 @@ def document_ingest(
     ``source_path`` changed metadata is applied, which makes it ``updated``); ``updated``
     when ``source_path`` held other bytes (its chunks and metadata are replaced);
     ``failed`` when the file cannot be read, is over ``settings.INGEST_MAX_FILE_BYTES``
-    (checked before its bytes are read), or cannot be extracted or written: the Document
-    at ``source_path`` (a new one if none) is then marked ``failed`` with ``error`` =
-    reason and path, and holds no chunks. Nothing is raised for a bad file, whatever
+    (checked before its bytes are read), or cannot be extracted or written: a *ready*
+    Document at ``source_path`` then stays ready and untouched (its chunks, stored file
+    and metadata), with ``error`` saying the new version was not loaded and why; any
+    other Document at ``source_path`` (a new one if none) is marked ``failed`` with
+    ``error`` = reason and path, and holds no chunks. Nothing is raised for a bad file, whatever
     the parser raises on it (an unexpected exception is logged and becomes the reason
     "could not be read (TypeName: message)", at most 300 characters). Extraction and
     chunking run before the database transaction; the Document and all its Chunks are
@@ -201,6 +206,9 @@ def document_ingest(
             # file's metadata either (it belongs to the other path's manifest row).
             return IngestResult(document=same, status=IngestStatus.UNCHANGED,
                                 chunks=same.chunks.count(), error="", path=shown)
+        if same.error and same.source_path == source_path:  # a refused version, superseded
+            Document.objects.filter(pk=same.pk).update(error="")
+            same.error = ""
         return _apply_metadata(document=same, metadata=metadata, path=shown)
 
     try:
@@ -569,8 +577,22 @@ def _record_failure(
     size: int,
     reason: str,
 ) -> IngestResult:
-    """Mark the document at ``source_path`` (or a new one) failed, with no chunks."""
+    """Mark the document at ``source_path`` (or a new one) failed, with no chunks.
+
+    A document that is ready stays as it is — status, chunks, stored file, metadata —
+    and only its ``error`` reports the refused new version: a bad re-upload (an
+    encrypted file under the name of a good one) must never delete the good version.
+    """
     shown = str(path)
+    if at_path is not None and at_path.status == Document.Status.READY:
+        message = f"new version not loaded, the previous one is kept: {reason} ({path.name})"
+        try:
+            Document.objects.filter(pk=at_path.pk).update(error=message)
+            at_path.error = message
+        except Exception:
+            logger.exception("could not record the failure of %s", path)
+        return IngestResult(document=at_path, status=IngestStatus.FAILED, chunks=0,
+                            error=reason, path=shown)
     try:
         with transaction.atomic():
             document = at_path if at_path is not None else Document(workspace=workspace)
