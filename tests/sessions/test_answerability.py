@@ -61,6 +61,8 @@ def test_a_question_the_documents_answer_leads_with_the_asked_fact(demo_workspac
     assert any(label.startswith(source) for label in cited), cited
     assert turn.metrics["answer_coverage"] == 1.0
     assert turn.claim_confidence["level"] in ("high", "medium")
+    if "Rivergrove" in question:  # nothing from another town, county or state
+        assert {s["jurisdiction"] for s in turn.sources} <= {"US-OR-Rivergrove", "US-OR", "US"}
     assert all(row.ledger.addressed for row in turn.claims.filter(revision__cycle=turn.metrics[
         "revision_cycles"]).select_related("ledger"))
 
