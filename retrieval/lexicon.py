@@ -225,6 +225,8 @@ due process hearing|hearing|contested case hearing
 aircraft registration|register the aircraft|register a plane
 unmanned aircraft|drone|uas|quadcopter
 trespass|trespassing|enter without permission|intrude
+job|work|project|undertaking|public improvement|contract work
+carry|maintain|keep in force|have in place|procure
 agreement|contract|deal|arrangement
 raise|raises|increase|increases|hike|go up
 lower|reduce|decrease|cut
