@@ -74,7 +74,9 @@ class Judgement:
     ``word_scores`` is aligned with ``claim.substantive_words``: 1.0 when the word is in
     the best evidence window, 0.5 when it is only elsewhere in the counted evidence, 0.0
     when absent or clashing. It is the per-word support that
-    :func:`verification.scoring.su_score` turns into the SUScore.
+    :func:`verification.scoring.su_score` turns into the SUScore. ``clash_pair`` names
+    what clashes for a contradiction, ``aligned`` is the evidence sentence the claim was
+    aligned to (both "" when not applicable), so a reviewer can check the verdict.
     """
 
     verdict: str
@@ -85,6 +87,8 @@ class Judgement:
     supporting_chunk_ids: tuple[str, ...]
     contradicting_chunk_ids: tuple[str, ...]
     word_scores: tuple[float, ...] = ()
+    clash_pair: str = ""    # contradicted: what clashes ("claim: 60 days / evidence: 30 days")
+    aligned: str = ""       # the evidence sentence the claim was aligned to (learned stage)
 
 
 @dataclass
@@ -152,12 +156,12 @@ class RuleJudge:
 def _judgement(
     verdict: str, score: float, *, reasoning: str, n_words: int, chunk_id: str = "",
     snippet: str = "", supporting: tuple[str, ...] = (), contradicting: tuple[str, ...] = (),
-    word_scores: tuple[float, ...] | None = None,
+    word_scores: tuple[float, ...] | None = None, clash_pair: str = "", aligned: str = "",
 ) -> Judgement:
     if word_scores is None:
         word_scores = tuple(1.0 if verdict == Verdict.SUPPORTED else 0.0 for _ in range(n_words))
     return Judgement(str(verdict), round(float(min(max(score, 0.0), 1.0)), 4), chunk_id, snippet,
-                     reasoning, supporting, contradicting, word_scores)
+                     reasoning, supporting, contradicting, word_scores, clash_pair, aligned)
 
 
 def _term_matrix(
@@ -242,17 +246,24 @@ def _has_predicate(info: ClaimInfo, sents: Sequence[Sentence]) -> bool:
     return any(t in present for t in group)
 
 
-def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
-            prepared: Sequence[PreparedChunk]) -> Judgement:
+@dataclass
+class _Alignment:
+    """The claim aligned to the evidence: candidate windows best first (each with its
+    clash, if any), and the slot weights."""
+
+    candidates: list[_Window]
+    weights: np.ndarray
+
+
+def _align(info: ClaimInfo, prepared: Sequence[PreparedChunk]) -> _Alignment | None:
+    """Step 1: score every window of 1..MAX_WINDOW sentences by weighted coverage of the
+    claim's slots and keep the best few per size (None when the sources have no text)."""
     matrix, owners = _term_matrix(info, prepared)
-    n_words = len(claim.substantive_words)
     if matrix.shape[1] == 0:
-        return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
-                          reasoning="The cited sources contain no text.")
+        return None
     w = _weights(matrix, info)
     starts = np.concatenate([[0], np.flatnonzero(np.diff(owners)) + 1])
     chunk_start = {int(owners[s]): int(s) for s in starts}
-
     candidates: list[_Window] = []
     for size in range(1, MAX_WINDOW + 1):
         cov = _window_coverage(matrix, owners, w, size)
@@ -265,19 +276,22 @@ def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
             ci = int(owners[g])
             local = int(g) - chunk_start[ci]
             candidates.append(_Window(ci, local, local + size - 1, float(cov[g])))
-    if not candidates:
-        return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
-                          reasoning="Not found: no evidence sentence shares the claim's key words.")
     candidates.sort(key=lambda c: (-c.coverage, c.last - c.first))
+    return _Alignment(candidates, w)
 
-    # The clash gate ignores numbers (a changed number is the clash itself) and, for an
-    # "only X" claim, the restricted scope X (evidence that defines the scope broadly may
-    # never name X).
+
+def _mark_clashes(info: ClaimInfo, alignment: _Alignment,
+                  prepared: Sequence[PreparedChunk]) -> None:
+    """Step 2: the structured clash checks on the best ten windows that are clearly about
+    the same thing. The gate ignores numbers (a changed number is the clash itself) and,
+    for an "only X" claim, the restricted scope X (evidence that defines the scope broadly
+    may never name X)."""
+    w = alignment.weights
     gate_mask = np.array(
         [not num and k not in info.scope_slots for k, num in enumerate(info.numeric)]
     )
     w_gate = w * gate_mask if gate_mask.any() else w
-    for cand in candidates[:10]:
+    for cand in alignment.candidates[:10]:
         sents = prepared[cand.chunk].sentences[cand.first : cand.last + 1]
         present = set().union(*(s.all_terms for s in sents))
         hits = np.array(_slots_present(info, present))
@@ -285,42 +299,82 @@ def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
         if gate >= CLASH_GATE:
             cand.clash = clash(info, sents, prepared[cand.chunk].text)
 
+
+@dataclass
+class _Decision:
+    """The rule stage's verdict on its chosen window (before the classifier)."""
+
+    verdict: str
+    score: float
+    win: _Window
+    support_ids: tuple[str, ...] = ()
+    clash_ids: tuple[str, ...] = ()
+    note: str = ""
+
+
+def _ungrounded(info: ClaimInfo, prepared: Sequence[PreparedChunk]) -> list[str]:
+    """Terms of the claim's names and numbers that no evidence sentence holds."""
+    anywhere = {t for p in prepared for t in p.index}
+    return sorted(
+        t for t in info.grounded
+        if t not in anywhere and all(_prefix_row(p, t) is None for p in prepared)
+    )
+
+
+def _rule_decision(info: ClaimInfo, alignment: _Alignment, chunks: Sequence[EvidenceChunk],
+                   prepared: Sequence[PreparedChunk]) -> _Decision:
+    """Step 3: coverage thresholds and clashes decide (the Judge without its classifier).
+
+    High overlap is still only weak when a name or number of the claim appears nowhere in
+    the evidence, or when the window lacks the claim's predicate."""
+    candidates = alignment.candidates
     supporting = [c for c in candidates if not c.clash and c.coverage >= SUPPORT_THRESHOLD]
     clashing = sorted((c for c in candidates if c.clash), key=lambda c: -c.coverage)
     support_ids = tuple(dict.fromkeys(chunks[c.chunk].chunk_id for c in supporting))
     clash_ids = tuple(dict.fromkeys(chunks[c.chunk].chunk_id for c in clashing))
     best = candidates[0]
-
     if supporting and (not clashing or supporting[0].coverage >= clashing[0].coverage):
-        anywhere = {t for p in prepared for t in p.index}
-        ungrounded = sorted(
-            t for t in info.grounded
-            if t not in anywhere and all(_prefix_row(p, t) is None for p in prepared)
-        )
-        if ungrounded:
-            # A name or number the sources never mention cannot be supported.
-            names = ", ".join(_labels_for(info, ungrounded))
-            return _verdict(Verdict.WEAK, 0.8 * supporting[0].coverage, supporting[0], claim, info,
-                            chunks, prepared, (), (), n_words,
-                            note=f"the sources never mention {names}")
         win = supporting[0]
+        ungrounded = _ungrounded(info, prepared)
+        if ungrounded:
+            names = ", ".join(_labels_for(info, ungrounded))
+            return _Decision(Verdict.WEAK, 0.8 * win.coverage, win,
+                             note=f"the sources never mention {names}")
         window_sents = prepared[win.chunk].sentences[win.first : win.last + 1]
         if info.predicate and not _has_predicate(info, window_sents):
-            # The things match but not what is said of them ("X hosted Y" vs "X starred in Y").
             verb = _labels_for(info, [info.predicate])[0]
-            return _verdict(Verdict.WEAK, 0.8 * win.coverage, win, claim, info, chunks, prepared,
-                            (), (), n_words, note=f"it does not say \"{verb}\"")
-        return _verdict(Verdict.SUPPORTED, win.coverage, win, claim, info, chunks, prepared,
-                        support_ids, (), n_words)
+            return _Decision(Verdict.WEAK, 0.8 * win.coverage, win,
+                             note=f"it does not say \"{verb}\"")
+        return _Decision(Verdict.SUPPORTED, win.coverage, win, support_ids)
     if clashing:
         win = clashing[0]
-        return _verdict(Verdict.CONTRADICTED, 0.3 * (1.0 - win.coverage) + 0.05, win, claim, info,
-                        chunks, prepared, (), clash_ids, n_words)
+        return _Decision(Verdict.CONTRADICTED, 0.3 * (1.0 - win.coverage) + 0.05, win, (),
+                         clash_ids)
     if best.coverage >= WEAK_THRESHOLD:
-        return _verdict(Verdict.WEAK, 0.8 * best.coverage, best, claim, info, chunks, prepared,
-                        (), (), n_words)
-    return _verdict(Verdict.NOT_FOUND, 0.5 * best.coverage, best, claim, info, chunks, prepared,
-                    (), (), n_words)
+        return _Decision(Verdict.WEAK, 0.8 * best.coverage, best)
+    return _Decision(Verdict.NOT_FOUND, 0.5 * best.coverage, best)
+
+
+def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
+            prepared: Sequence[PreparedChunk], *, learned: bool = True) -> Judgement:
+    """Align, check clashes, decide by rule, then (with ``learned`` and shipped weights)
+    let the classifier decide on the aligned pair (:mod:`verification.classifier`)."""
+    n_words = len(claim.substantive_words)
+    alignment = _align(info, prepared)
+    if alignment is None:
+        return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
+                          reasoning="The cited sources contain no text.")
+    if not alignment.candidates:
+        return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
+                          reasoning="Not found: no evidence sentence shares the claim's key words.")
+    _mark_clashes(info, alignment, prepared)
+    decision = _rule_decision(info, alignment, chunks, prepared)
+    if learned:
+        from verification.classifier import classify
+
+        decision = classify(claim.text, info, decision, alignment, chunks, prepared)
+    return _verdict(decision.verdict, decision.score, decision.win, claim, info, chunks, prepared,
+                    decision.support_ids, decision.clash_ids, n_words, note=decision.note)
 
 
 # --------------------------------------------------------------------------------------
@@ -375,6 +429,9 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
     total = len(info.groups)
     share = f"{matched} of {total} key words (weighted coverage {win.coverage:.0%})"
     gaps = ", ".join(missing[:6])
+    aligned = note if note.startswith("aligned evidence:") else ""
+    if aligned:
+        note = ""
     if verdict == Verdict.CONTRADICTED:
         reasoning = f"Contradicted: {win.clash}."
     elif verdict == Verdict.SUPPORTED:
@@ -387,10 +444,13 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
         reasoning = f"Partial support: the best evidence matches {share}; missing: {gaps}."
     else:
         reasoning = f"Not found: the best evidence matches only {share}; missing: {gaps}."
+    if aligned:
+        reasoning += f" {aligned[0].upper()}{aligned[1:]}"
     return _judgement(
         verdict, score, reasoning=reasoning, n_words=n_words, chunk_id=chunks[win.chunk].chunk_id,
         snippet=snippet, supporting=support_ids, contradicting=clash_ids,
-        word_scores=tuple(word_scores),
+        word_scores=tuple(word_scores), clash_pair=win.clash if verdict == Verdict.CONTRADICTED else "",
+        aligned=aligned.partition(": ")[2].strip("\u201c\u201d"),
     )
 
 

@@ -64,7 +64,45 @@ _SYNONYM_GROUPS = [
     "survive survival continue",
     "prohibit forbid",
     "permit license licence",
+    # Plain words a rewording uses for legal ones (issue 10: paraphrase recognised).
+    "notify tell",
+    "terminate end",
+    "obtain get receive",
+    "request ask",
+    "commence begin start initiate",
+    "complete finish",
+    "injury harm",
+    "select choose",
+    "vicinity nearby",
+    "fine penalty punish",
 ]
+
+# Words that only carry the modality of a rewording ("is required to" = "shall", "is
+# allowed to" = "may", "is prohibited from" = "shall not"): the stance reads them, and they
+# are not content words to match (the legal text says "shall", a rewording "is required").
+MODAL_PLAIN = frozenset(
+    """required require requires obligated obliged allowed permitted entitled prohibited
+    forbidden able need needs needed can cannot could""".split()
+)
+# Phrases of modality and negation, longest first, each with the stance words it stands
+# for; read on claim and evidence alike (:mod:`verification.features`).
+MODAL_PHRASES: tuple[tuple[str, str], ...] = (
+    ("is not required to", "need_not"), ("are not required to", "need_not"),
+    ("does not have to", "need_not"), ("do not have to", "need_not"),
+    ("shall be under no obligation", "need_not"), ("under no obligation", "need_not"),
+    ("need not", "need_not"), ("not required", "need_not"), ("no obligation", "need_not"),
+    ("is prohibited from", "must_not"), ("are prohibited from", "must_not"),
+    ("is not allowed to", "must_not"), ("are not allowed to", "must_not"),
+    ("is not permitted to", "must_not"), ("may not", "must_not"), ("shall not", "must_not"),
+    ("must not", "must_not"), ("cannot", "must_not"), ("can not", "must_not"),
+    ("can't", "must_not"), ("will not", "must_not"), ("is barred from", "must_not"),
+    ("is required to", "must"), ("are required to", "must"), ("has to", "must"),
+    ("have to", "must"), ("is obligated to", "must"), ("shall", "must"), ("must", "must"),
+    ("will", "must"), ("agrees to", "must"),
+    ("is allowed to", "may"), ("are allowed to", "may"), ("is permitted to", "may"),
+    ("is entitled to", "may"), ("are entitled to", "may"), ("has the right to", "may"),
+    ("shall have the right", "may"), ("can", "may"), ("may", "may"),
+)
 
 SYNONYMS: dict[str, str] = {}
 for _group in _SYNONYM_GROUPS:

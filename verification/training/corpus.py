@@ -28,6 +28,11 @@ def manifest(corpus: Path) -> dict[str, dict]:
         return {row["path"]: row for row in csv.DictReader(handle)}
 
 
+def document_text(path: Path) -> str:
+    """The document's text as ingestion extracts it."""
+    return extract_text(path).text
+
+
 @lru_cache(maxsize=256)
 def document_sentences(path: Path) -> tuple[str, ...]:
     """The document's sentences as the Judge splits evidence, whitespace collapsed."""
