@@ -55,8 +55,9 @@ class HybridIndex:
         depth = max(k, settings.HYBRID_DEPTH)
         scope = {"workspace_id": workspace_id, "k": depth, "jurisdictions": jurisdictions, "lane": lane,
                  "documents": documents}
-        rankings = [self.lexical.search(query, expansion=expansion, **scope),
-                    self.dense.search(query, **scope)]
+        rankings = [self.lexical.search(query, **scope), self.dense.search(query, **scope)]
+        if expansion:  # the widened query is a third ranking, so it adds without drowning
+            rankings.append(self.lexical.search(query, expansion=expansion, **scope))
         return rrf_fuse(rankings, k=settings.RRF_K)[:k]
 
     def idf(self, terms):
