@@ -39,7 +39,9 @@ def rrf_fuse(rankings: Sequence[Sequence[Hit]], *, k: int) -> list[Hit]:
 
 class HybridIndex:
     """Lexical and dense search of the same workspace, lane and jurisdictions, each read
-    ``HYBRID_DEPTH`` deep (at least k), fused by :func:`rrf_fuse` with ``RRF_K``.
+    ``HYBRID_DEPTH`` deep (at least k), fused by :func:`rrf_fuse` with ``RRF_K``. With an
+    ``expansion`` (``retrieval.lexicon`` phrasings) the expanded BM25 query is a third
+    ranking, so other wordings add candidates without displacing the question's own.
 
     Raises what :class:`retrieval.dense.DenseIndex` raises.
     """
