@@ -1,6 +1,5 @@
 """The rule-based Skeptic: claims, spans, citations, types and substantive words."""
 
-import time
 
 from verification.models import ClaimType
 from verification.skeptic import RuleSkeptic, claim_type, substantive_words
@@ -103,10 +102,9 @@ def test_a_sentence_initial_name_is_a_proper_noun_but_an_ordinary_first_word_is_
     assert dict(substantive_words("Debt collectors must send a notice."))["Debt"] == 0.8
 
 
-def test_a_one_page_answer_is_split_in_a_few_milliseconds():
+def test_a_one_page_answer_splits_into_the_same_claims_each_time():
+    # Speed is measured by `evaluate verification`, not asserted with a timer here.
     page = "\n\n".join([ANSWER] * 4)
     skeptic = RuleSkeptic()
-    skeptic.extract(page)
-    start = time.perf_counter()
-    skeptic.extract(page)
-    assert time.perf_counter() - start < 0.05
+    first, second = skeptic.extract(page), skeptic.extract(page)
+    assert first == second and len(first) == 4 * len(skeptic.extract(ANSWER))
