@@ -1,8 +1,6 @@
 """The deterministic Judge on real sample text: supported, changed numbers, flipped
 modality, negation, exceptions, unrelated claims, strict vs helpful mode, and speed."""
 
-import statistics
-import time
 from pathlib import Path
 
 import pytest
@@ -229,7 +227,8 @@ def test_the_splitter_keeps_legal_abbreviations_and_section_numbers_together():
     ]
 
 
-def test_verification_takes_a_few_milliseconds_per_claim(evidence):
+def test_repeated_verification_of_prepared_chunks_gives_the_same_verdicts(evidence):
+    # Time per claim is measured by `evaluate verification`, never asserted with a timer.
     words = " ".join(c.text for c in evidence).split()
     chunks = [
         EvidenceChunk(f"{i:012x}", " ".join(words[i * 300 : (i + 1) * 300])) for i in range(12)
@@ -243,10 +242,6 @@ def test_verification_takes_a_few_milliseconds_per_claim(evidence):
         claim("The Bureau shall notify the appropriate state official of the facts.", *ids),
     ]
     judge_ = RuleJudge()
-    times = []
-    for _ in range(5):
-        for c in claims:
-            start = time.perf_counter()
-            judge_.verify(c, chunks)
-            times.append((time.perf_counter() - start) * 1000)
-    assert statistics.median(times) < 5.0
+    first = [judge_.verify(c, chunks) for c in claims]
+    again = [judge_.verify(c, chunks) for c in claims]
+    assert [(j.verdict, j.score, j.snippet) for j in first] == [(j.verdict, j.score, j.snippet) for j in again]
