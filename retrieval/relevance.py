@@ -158,14 +158,26 @@ class Relevance:
                 "addressed": list(self.addressed), "score": round(self.score, 4)}
 
 
+# Records of deliberation state what was said, not what the law is: a sentence of the
+# minutes of a meeting answers a question only when the question asks about a meeting.
+DELIBERATIVE_TITLE_RE = re.compile(r"\b(?:minutes|agenda|transcript)\b", re.I)
+ASKS_ABOUT_MEETING_RE = re.compile(
+    r"\b(?:meeting|minutes|agenda|council (?:discuss|decide|vote)\w*|voted?|discuss\w*|hearing|testimony)\b",
+    re.I)
+
+
 def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = "",
-                       idf: Mapping[str, float] | None = None) -> Relevance:
+                       idf: Mapping[str, float] | None = None, title: str = "") -> Relevance:
     """The :class:`Relevance` of one sentence (``context``: its neighbours, heading and
-    document title) to every facet of ``analysis``. Years the question names must appear
-    in the sentence or its context, or no facet is addressed."""
+    document title; ``title``: the document's title) to every facet of ``analysis``. Years
+    the question names must appear in the sentence or its context, and a sentence of a
+    deliberative record (:data:`DELIBERATIVE_TITLE_RE`: minutes, agendas) addresses a
+    facet only when the question asks about a meeting; otherwise no facet is addressed."""
     stems, context_stems = set(content_terms(text)), set(content_terms(context))
     coverage, slots, addressed, scores = [], [], [], []
     years_ok = all(y in text or y in context for y in analysis.years)
+    if DELIBERATIVE_TITLE_RE.search(title) and not ASKS_ABOUT_MEETING_RE.search(analysis.question):
+        years_ok = False  # the same effect as a missing year: related, never the answer
     for i, facet in enumerate(analysis.facets):
         c = facet_coverage(facet, text, idf=idf, stems=stems, context_stems=context_stems)
         focus = facet.focus is None or _holds(facet.focus, stems)

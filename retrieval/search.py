@@ -177,7 +177,7 @@ def hit_similarity(hit: Hit, coverage: float, best: Hit) -> float:
 
 
 def answer_signal(analysis: QuestionAnalysis, text: str, *, context: str,
-                  idf: dict[str, float]) -> float:
+                  idf: dict[str, float], title: str = "") -> float:
     """How well the chunk ``text`` answers the question, in [0, 1]: the best
     :func:`verification.relevance.sentence_relevance` score of its sentences (each read
     with its neighbours and ``context``, the chunk's heading and document title)."""
@@ -185,7 +185,8 @@ def answer_signal(analysis: QuestionAnalysis, text: str, *, context: str,
     best = 0.0
     for i, sentence in enumerate(sentences):
         around = " ".join(sentences[max(0, i - 1):i] + sentences[i + 1:i + 2])
-        score = sentence_relevance(analysis, sentence, context=f"{context}\n{around}", idf=idf).score
+        score = sentence_relevance(analysis, sentence, context=f"{context}\n{around}", idf=idf,
+                                   title=title).score
         best = max(best, score)
         if best >= 1.0:
             break
@@ -315,7 +316,8 @@ def chunks_retrieve(
         coverage = term_coverage(terms, idf, f"{doc.title}\n{chunk.heading}\n{chunk.text}")
         similarity = hit_similarity(hit, coverage, best)
         if analysis is not None:
-            signal = answer_signal(analysis, chunk.text, context=f"{doc.title}\n{chunk.heading}", idf=idf)
+            signal = answer_signal(analysis, chunk.text, context=f"{doc.title}\n{chunk.heading}", idf=idf,
+                                   title=doc.title)
             similarity = (1 - ANSWER_WEIGHT) * similarity + ANSWER_WEIGHT * signal
         fresh = recency(doc.last_updated)
         candidates.append(

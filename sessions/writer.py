@@ -245,7 +245,7 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
             around = " ".join(raw[max(0, position - 1):position] + raw[position + 1:position + 2])
             facets = sentence_relevance(
                 analysis, text, context=f"{chunk.document_title}\n{chunk.heading}\n{around}",
-                idf=weights,
+                idf=weights, title=chunk.document_title,
             )
             if facets.score >= MIN_RELEVANCE:
                 found.append(Candidate(chunk, position, text, terms, facets.score, facets))

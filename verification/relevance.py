@@ -25,14 +25,16 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     """The :class:`Relevance` of a claim: the claim read with ``context`` (its evidence
     chunk's title and heading) and the :data:`NEIGHBOURHOOD_CHARS` around its evidence in
     ``evidence_text`` (located by ``snippet``, else by the claim's opening words): the
-    same reading the extractive Writer gives a sentence beside its neighbours."""
+    same reading the extractive Writer gives a sentence beside its neighbours. The first
+    line of ``context`` is the document's title."""
     around = ""
     probe = " ".join((snippet or claim).replace("…", " ").split()[:8])
     flat = " ".join(evidence_text.split())
     at = flat.lower().find(probe.lower()) if probe else -1
     if at >= 0:
         around = flat[max(0, at - NEIGHBOURHOOD_CHARS):at + len(probe) + NEIGHBOURHOOD_CHARS]
-    return sentence_relevance(analysis, claim, context=f"{context}\n{around}", idf=idf)
+    return sentence_relevance(analysis, claim, context=f"{context}\n{around}", idf=idf,
+                              title=context.split("\n", 1)[0])
 
 
 def answer_coverage(analysis: QuestionAnalysis, addressed_by_supported: Sequence[Sequence[int]]) -> float:

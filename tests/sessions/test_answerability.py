@@ -195,3 +195,13 @@ def test_template_lines_and_related_passages_are_not_claims():
     claims = RuleSkeptic().extract(text)
     assert [c.text for c in claims] == ["A claim."]
     assert text[claims[0].span[0]:claims[0].span[1]] == "A claim [cite:abcdefabcdef]."
+
+
+def test_minutes_record_what_was_said_and_answer_only_questions_about_a_meeting():
+    sentence = "The council agreed the park should close at 9:00 pm from May through October."
+    law = question_analyse("When does the park close at night from May through October?")
+    meeting = question_analyse("What closing time did the council agree on at its August meeting?")
+    title = "City of Rivergrove City Council Meeting Minutes (2018-08-13)"
+    assert sentence_relevance(law, sentence, title=title).addressed == ()
+    assert sentence_relevance(law, sentence, title="Ordinance No. 80-2011").addressed == (0,)
+    assert sentence_relevance(meeting, sentence, title=title).addressed == (0,)
