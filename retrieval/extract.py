@@ -9,6 +9,15 @@ Every problem with the file itself raises :class:`ExtractionError` with a reason
 can act on ("encrypted PDF (password required)", "no extractable text — scanned PDF?
 run OCR first", ...). The caller decides what to do with it; ingestion records it on a
 failed Document row.
+
+Hostile files are refused while reading, before a parser expands them (issue 11,
+finding 4): a DOCX's zip directory is checked first (entry count, total unpacked size,
+size of each XML part; ``zipfile`` never unpacks more than an entry's declared size, so a
+lying header ends as a CRC error) and its paragraphs are counted by a streaming parse
+before python-docx builds its tree; a PDF's page count is checked before any page is
+read; the extracted text has a length limit. Time and memory are bounded outside the
+parsers, by the subprocess of :mod:`retrieval.sandbox`. The limits are settings
+(``INGEST_MAX_*``), read from the environment.
 """
 
 from __future__ import annotations
@@ -115,6 +124,10 @@ def extract_text(path: Path) -> ExtractedText:
     else:
         text = _clean(decode_text_bytes(path.read_bytes()))
 
+    if len(text) > settings.INGEST_MAX_TEXT_CHARS:
+        raise ExtractionError(
+            f"too much text: {len(text):,} characters over the "
+            f"{settings.INGEST_MAX_TEXT_CHARS:,} limit (INGEST_MAX_TEXT_CHARS)")
     if not text.strip():
         if suffix == ".pdf":
             raise ExtractionError("no extractable text — scanned PDF? run OCR first")
@@ -222,6 +235,10 @@ def _pdf_text(path: Path) -> tuple[str, list[int]]:
     try:
         if len(pdf) == 0:
             raise ExtractionError("corrupt or unreadable PDF (no pages)")
+        if len(pdf) > settings.INGEST_MAX_PDF_PAGES:
+            raise ExtractionError(
+                f"too many pages: {len(pdf):,} over the {settings.INGEST_MAX_PDF_PAGES:,} "
+                "limit (INGEST_MAX_PDF_PAGES)")
         parts: list[str] = []
         page_starts: list[int] = []
         offset = 0
@@ -259,6 +276,7 @@ def _docx_text(path: Path) -> str:
     from docx.table import Table
     from lxml.etree import XMLSyntaxError
 
+    docx_check(path)
     try:
         document = docx.Document(str(path))
         blocks: list[str] = []
@@ -272,6 +290,57 @@ def _docx_text(path: Path) -> str:
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, XMLSyntaxError, ValueError):
         raise ExtractionError("corrupt or unreadable DOCX") from None
     return _clean("\n\n".join(blocks))
+
+
+_W_P = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
+_DOCX_BODY = "word/document.xml"
+
+
+def docx_check(path: Path) -> None:
+    """Refuse a DOCX that would expand beyond the limits, reading only its zip directory
+    and streaming its body once. Raises :class:`ExtractionError` for more than
+    ``INGEST_MAX_ZIP_ENTRIES`` entries, more than ``INGEST_MAX_UNPACKED_BYTES`` unpacked
+    in all (a zip bomb), an XML part over ``INGEST_MAX_XML_BYTES``, more than
+    ``INGEST_MAX_DOCX_PARAGRAPHS`` paragraphs (table cells included), or a corrupt zip.
+    """
+    from lxml import etree
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+            if len(entries) > settings.INGEST_MAX_ZIP_ENTRIES:
+                raise ExtractionError(
+                    f"DOCX has too many parts: {len(entries):,} zip entries over the "
+                    f"{settings.INGEST_MAX_ZIP_ENTRIES:,} limit (INGEST_MAX_ZIP_ENTRIES)")
+            unpacked = sum(e.file_size for e in entries)
+            if unpacked > settings.INGEST_MAX_UNPACKED_BYTES:
+                raise ExtractionError(
+                    f"DOCX unpacks to {_megabytes(unpacked)}, over the "
+                    f"{_megabytes(settings.INGEST_MAX_UNPACKED_BYTES)} limit "
+                    "(INGEST_MAX_UNPACKED_BYTES): a zip bomb?")
+            for entry in entries:
+                if (entry.filename.endswith((".xml", ".rels"))
+                        and entry.file_size > settings.INGEST_MAX_XML_BYTES):
+                    raise ExtractionError(
+                        f"DOCX part {entry.filename[:80]} is {_megabytes(entry.file_size)}, "
+                        f"over the {_megabytes(settings.INGEST_MAX_XML_BYTES)} limit "
+                        "(INGEST_MAX_XML_BYTES)")
+            limit = settings.INGEST_MAX_DOCX_PARAGRAPHS
+            count = 0
+            with archive.open(_DOCX_BODY) as body:
+                # No DTDs, no entities, no huge text nodes: only counting.
+                for _event, element in etree.iterparse(
+                        body, events=("end",), tag=_W_P, resolve_entities=False,
+                        no_network=True, huge_tree=False, load_dtd=False):
+                    count += 1
+                    if count > limit:
+                        raise ExtractionError(
+                            f"DOCX has too many paragraphs: over the {limit:,} limit "
+                            "(INGEST_MAX_DOCX_PARAGRAPHS)")
+                    element.clear()
+    except (zipfile.BadZipFile, KeyError, etree.XMLSyntaxError, EOFError, OSError,
+            NotImplementedError, RuntimeError):
+        raise ExtractionError("corrupt or unreadable DOCX") from None
 
 
 def _docx_paragraph(paragraph) -> str:

@@ -47,6 +47,7 @@ from retrieval.extract import (
 from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
 from retrieval.models import Chunk, Document, JurisdictionLevel
 from retrieval.pinecone_index import PineconeSyncError, vectors_push, vectors_remove
+from retrieval.sandbox import extract_bounded
 
 logger = logging.getLogger(__name__)
 
@@ -211,9 +212,8 @@ def document_ingest(
             same.error = ""
         return _apply_metadata(document=same, metadata=metadata, path=shown)
 
-    try:
-        extracted = extract_text(path)
-        spans = chunk_text(extracted.text, extracted.page_starts)
+    try:  # in a child process, under the time and memory limits (retrieval/sandbox.py)
+        extracted, spans = extract_bounded(path, work=_extract_and_chunk)
     except ExtractionError as exc:
         return _record_failure(workspace=workspace, path=path, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
@@ -412,6 +412,13 @@ def workspace_embed(
 
 
 # --- internals ----------------------------------------------------------------------------
+
+
+def _extract_and_chunk(path: Path) -> tuple[ExtractedText, list]:
+    """Extraction and chunking of one file: what :func:`extract_bounded` runs in its
+    child process."""
+    extracted = extract_text(path)
+    return extracted, chunk_text(extracted.text, extracted.page_starts)
 
 
 def _file_digest(path: Path) -> tuple[str, int]:

@@ -12,8 +12,10 @@ from retrieval.manifest import DocumentMetadata
 from retrieval.models import Document
 from retrieval.services import document_ingest
 
+INGEST_QUEUE = "ingest"  # its own worker (Procfile): questions never wait behind uploads
 
-@task()
+
+@task(queue_name=INGEST_QUEUE)
 def document_ingest_task(document_id: int, staged_path: str, metadata: dict) -> str:
     """Ingest one staged upload into its Document (made by ``documents_upload``) and
     remove the staged copy; returns the ingest status (created, updated, unchanged,

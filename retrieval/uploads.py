@@ -1,10 +1,12 @@
 """Uploads from the browser and the API: validate, stage, ingest in the background.
 
 An upload is checked at once (supported type, not empty, within
-``INGEST_MAX_FILE_BYTES``), staged under ``MEDIA_ROOT/uploads/`` and given a pending
+``INGEST_MAX_FILE_BYTES``, within the workspace's quotas ``WORKSPACE_MAX_DOCUMENTS`` and
+``WORKSPACE_MAX_BYTES``), staged under ``MEDIA_ROOT/uploads/`` and given a pending
 Document, so the person sees it in the list straight away; the worker then ingests it
 with :func:`retrieval.services.document_ingest`, which turns it ready or failed with
-its reason (DESIGN.md §2).
+its reason (DESIGN.md §2). Ingest tasks go to their own queue ("ingest", its own
+``db_worker`` in the Procfile), so questions never wait behind a file being parsed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import Sum
 from django.utils.text import get_valid_filename
 
 from ciq.models import Workspace
@@ -96,6 +99,7 @@ def documents_upload(*, workspace: Workspace, uploads: Sequence[UploadedFile],
         errors.append("Choose at least one file.")
     if errors:
         raise ValidationError(errors)
+    quota_check(workspace=workspace, uploads=uploads)
 
     documents = []
     staged_folders: list[Path] = []
@@ -122,6 +126,38 @@ def documents_upload(*, workspace: Workspace, uploads: Sequence[UploadedFile],
             shutil.rmtree(folder, ignore_errors=True)
         raise
     return documents
+
+
+def quota_check(*, workspace: Workspace, uploads: Sequence[UploadedFile]) -> None:
+    """Refuse uploads that would take ``workspace`` over ``WORKSPACE_MAX_DOCUMENTS``
+    documents or ``WORKSPACE_MAX_BYTES`` bytes of files (a file uploaded again under a
+    known name counts as its new size in place of the old one, and not as a new
+    document). Raises ``ValidationError`` saying which quota and by how much."""
+    sizes: dict[str, int] = {}
+    for upload in uploads:
+        sizes[upload_source_path(upload_file_name(upload.name))] = upload.size or 0
+    documents = Document.objects.filter(workspace=workspace)
+    replaced = dict(documents.filter(source_path__in=sizes).values_list("source_path", "size_bytes"))
+    count = documents.count() + sum(1 for key in sizes if key not in replaced)
+    stored = documents.aggregate(total=Sum("size_bytes"))["total"] or 0
+    total = stored + sum(size - replaced.get(key, 0) for key, size in sizes.items())
+    errors = []
+    if count > settings.WORKSPACE_MAX_DOCUMENTS:
+        errors.append(
+            f"Workspace quota: this upload would make {count:,} documents in "
+            f"“{workspace.name}”, over the {settings.WORKSPACE_MAX_DOCUMENTS:,} allowed "
+            "(WORKSPACE_MAX_DOCUMENTS); delete documents or ask an administrator.")
+    if total > settings.WORKSPACE_MAX_BYTES and total > stored:
+        errors.append(
+            f"Workspace quota: this upload would make {_megabytes(total)} of files in "
+            f"“{workspace.name}”, over the {_megabytes(settings.WORKSPACE_MAX_BYTES)} allowed "
+            "(WORKSPACE_MAX_BYTES); delete documents or ask an administrator.")
+    if errors:
+        raise ValidationError(errors)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):,.1f} MB"
 
 
 # File systems limit a name to 255 bytes; a long non-ASCII name (3 bytes a character in

@@ -188,6 +188,25 @@ FEDERAL_JURISDICTION = env("FEDERAL_JURISDICTION", default="US")
 
 # --- Ingestion ----------------------------------------------------------------------------
 INGEST_MAX_FILE_BYTES = env.int("INGEST_MAX_FILE_BYTES", default=50 * 1024 * 1024)
+# Limits checked while reading (retrieval/extract.py): a hostile file is refused before a
+# parser expands it. Sized well above real legal documents (a 500-page contract is a few
+# thousand paragraphs and about 10 MB of XML).
+INGEST_MAX_ZIP_ENTRIES = env.int("INGEST_MAX_ZIP_ENTRIES", default=2000)
+INGEST_MAX_UNPACKED_BYTES = env.int("INGEST_MAX_UNPACKED_BYTES", default=200 * 1024 * 1024)
+INGEST_MAX_XML_BYTES = env.int("INGEST_MAX_XML_BYTES", default=64 * 1024 * 1024)
+INGEST_MAX_DOCX_PARAGRAPHS = env.int("INGEST_MAX_DOCX_PARAGRAPHS", default=20_000)
+INGEST_MAX_PDF_PAGES = env.int("INGEST_MAX_PDF_PAGES", default=3000)
+INGEST_MAX_TEXT_CHARS = env.int("INGEST_MAX_TEXT_CHARS", default=20_000_000)
+# Limits enforced outside the parsers (retrieval/sandbox.py): each file is extracted and
+# chunked in a forked child process with these address-space (added to the parent's) and
+# CPU-time limits, killed after the wall-clock timeout. INGEST_ISOLATE=false runs the
+# parsers in-process (no time or memory bound; for debugging only).
+INGEST_ISOLATE = env.bool("INGEST_ISOLATE", default=True)
+INGEST_TIMEOUT_SECONDS = env.float("INGEST_TIMEOUT_SECONDS", default=120.0)
+INGEST_MAX_MEMORY_MB = env.int("INGEST_MAX_MEMORY_MB", default=1024)
+# Per-workspace quotas on uploads (retrieval/uploads.py): documents and stored bytes.
+WORKSPACE_MAX_DOCUMENTS = env.int("WORKSPACE_MAX_DOCUMENTS", default=5000)
+WORKSPACE_MAX_BYTES = env.int("WORKSPACE_MAX_BYTES", default=2 * 1024 * 1024 * 1024)
 
 # --- Audit (sessions/audit.py; README "Security") -----------------------------------------
 # Each ended turn is sealed: a ``turn_sealed`` event in the hash chain, and one line in an
@@ -221,7 +240,10 @@ CIQ_INDEX = env("CIQ_INDEX", default="lexical" if _EMBEDDER == "none" else "hybr
 # websocket consumers through the channel layer: in-memory by default (one process; the
 # consumer also tails stored events, so a separate worker still streams), Redis when
 # REDIS_URL is set (several processes and hosts).
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Two queues (Procfile: one db_worker each): "default" for runs, "ingest" for uploads,
+# so a question never waits behind a file being parsed.
+TASK_QUEUES = ["default", "ingest"]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": TASK_QUEUES}}
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {

@@ -19,7 +19,8 @@ CIQ_EMBEDDER = env("CIQ_EMBEDDER", default="none")  # noqa: F405
 CIQ_INDEX = env("CIQ_INDEX", default="lexical")  # noqa: F405
 
 # Runs execute at once, in the test's thread, when their transaction commits.
-TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend",
+                     "QUEUES": TASK_QUEUES}}  # noqa: F405
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # The suite makes thousands of API calls as users whose ids repeat from test to test;
