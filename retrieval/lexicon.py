@@ -52,10 +52,10 @@ dispute|fight|disagreement|controversy|conflict|claim
 resolve|settle|settlement|arbitration|arbitrate|mediation|mediate
 resign|step down|quit|resignation|leave
 fire|dismiss|dismissal|discharge|terminate employment
-salary|paid|compensation|wage|wages|remuneration|fee|pay
+salary|paid|compensation|wage|wages|remuneration
 notice|heads-up|heads up|advance notice|notification|notify|warning
 loan|credit|mortgage|financing|lending|extension of credit
-borrower|consumer|customer|obligor|debtor|homeowner
+borrower|consumer|customer|obligor|debtor
 lender|creditor|bank|financial institution|servicer
 bank|depository institution|credit union|savings association|financial institution
 certificate of deposit|cd|time account|time deposit

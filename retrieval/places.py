@@ -23,7 +23,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from django.db import connection
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from ciq.models import Workspace
 from retrieval.jurisdiction import PRIVATE, jurisdiction_ancestors
@@ -65,6 +65,8 @@ _NOT_NAMES = frozenset("""
     inc llc ltd corp corporation company co agreement nda ceo cfo llp plc sa ag
     """.split())
 PARTY_MAX_DOCUMENTS = 3  # a name in more documents than this is a common word, not a party
+MAX_NAMES = 8  # names looked up per question (one FTS5 query each)
+MAX_NAME_WORDS = 6  # a longer capitalised run is a title or a shouted sentence, not a name
 
 
 @dataclass(frozen=True)
@@ -102,18 +104,24 @@ class Routing:
     @property
     def only_missing(self) -> bool:
         """The documents cannot answer: every place the question names is missing (and it
-        names at least one), or it names something no document mentions."""
-        return bool(self.unknown) or (bool(self.mentions) and all(not m.loaded for m in self.mentions))
+        names at least one), or it names something no document mentions and nothing else
+        (a loaded place, an act, a party) routes it ("What is the Dock Permit Fee in
+        Rivergrove?" is searched: capitals alone decide nothing)."""
+        if self.mentions and all(not m.loaded for m in self.mentions):
+            return True
+        routed = any(m.loaded for m in self.mentions) or self.documents or self.targets
+        return bool(self.unknown) and not routed
 
     def as_dict(self) -> dict:
+        """JSON-ready copy (working memory, the trace)."""
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class Gazetteer:
-    """A workspace's jurisdictions by name: ``codes`` present; ``local`` lowercase name →
-    code for municipal and county codes; ``acronyms`` acronym or "Regulation X" →
-    document pks."""
+    """A workspace's jurisdictions by name, from its ready documents: ``codes`` present;
+    ``levels`` code → jurisdiction level; ``local`` lowercase name → code for municipal and
+    county codes; ``acronyms`` acronym or "Regulation X" → document pks."""
 
     codes: frozenset[str]
     levels: dict[str, str]
@@ -121,6 +129,8 @@ class Gazetteer:
     acronyms: dict[str, tuple[int, ...]]
 
 
+# One entry per workspace of this process (small: names and codes), replaced when the
+# workspace's ready documents change.
 _CACHE: dict[int, tuple[tuple, Gazetteer]] = {}
 
 
@@ -131,8 +141,8 @@ def _acronym(title: str) -> str:
 
 def gazetteer(workspace: Workspace) -> Gazetteer:
     """The workspace's :class:`Gazetteer`, rebuilt when its documents change."""
-    docs = Document.objects.filter(workspace=workspace)
-    stamp = (docs.count(), docs.aggregate(last=Max("updated"))["last"])
+    docs = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
+    stamp = tuple(docs.aggregate(n=Count("pk"), last=Max("updated")).values())
     cached = _CACHE.get(workspace.pk)
     if cached and cached[0] == stamp:
         return cached[1]
@@ -204,7 +214,8 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
 
     A place whose code is an ancestor of another named place is implied by it and not
     listed ("Ray County, Missouri" names ``US-MO-Ray``). Targets are the loaded places;
-    a federal authority adds ``US``. One query per name (FTS5 phrase), none when the
+    a federal authority adds ``US``. One FTS5 query per capitalised name, at most
+    :data:`MAX_NAMES` names of at most :data:`MAX_NAME_WORDS` words; none when the
     question names nothing.
     """
     gaz = gazetteer(workspace)
@@ -278,8 +289,9 @@ def _party_focus(question: str, workspace: Workspace,
     place_words = {w.lower() for m in places for w in m.text.split()}
     found: list[set[int]] = []
     parties = []
-    for name in _names(question):
-        if name.lower() in place_words or name.upper() in STATE_CODES or name in US_STATES.values():
+    names = [n for n in dict.fromkeys(_names(question)) if len(n.split()) <= MAX_NAME_WORDS]
+    for name in names[:MAX_NAMES]:
+        if name.lower() in place_words or name in STATE_CODES or name in US_STATES.values():
             continue
         hits = _documents_naming(workspace, name)
         if not hits and _is_term(name):

@@ -127,9 +127,11 @@ class Term:
 
     @property
     def key(self) -> str:
+        """The term's stems joined with spaces ("garag sale"): its identity in a facet."""
         return " ".join(self.stems)
 
     def weighted(self, weight: float) -> Term:
+        """The same term with another weight in [0, 1]."""
         return Term(self.stems, self.alternatives, weight)
 
 
@@ -319,7 +321,7 @@ def clauses(question: str) -> list[str]:
     return [p for p in parts if len(tokenize(p)) >= 2] or [question.strip()]
 
 
-def question_analyse(question: str) -> QuestionAnalysis:
+def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
     """Read ``question`` (plain text, any length) into a :class:`QuestionAnalysis`.
 
     The situation told before the question ("The homeowner let her policy lapse. What
@@ -328,8 +330,11 @@ def question_analyse(question: str) -> QuestionAnalysis:
     without a kind cue of its own inherits the previous clause's kind; a clause with no
     topic term is merged into the one before it; later clauses share the first clause's
     terms at :data:`SITUATION_WEIGHT` ("How often can a homeowner hold a garage sale, and
-    is a permit needed?"). Never raises; an empty question gives one general facet.
+    is a permit needed?"). ``earlier``: the question before it in a conversation, whose
+    terms join the situation of a follow-up that names no topic of its own ("And how
+    long does that take?"). Never raises; an empty question gives one general facet.
     """
+    question = re.sub(r"\s+", " ", question).strip()  # long runs of spaces split slowly
     situation, asked = split_situation(question)
     facets: list[Facet] = []
     for clause in clauses(asked):
@@ -349,6 +354,8 @@ def question_analyse(question: str) -> QuestionAnalysis:
     if not facets:
         facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
     situation_terms = topic_terms(situation)
+    if earlier and not any(f.terms for f in facets):
+        situation, situation_terms = earlier, situation_terms + topic_terms(earlier)
     result = []
     for i, facet in enumerate(facets):
         shared: dict[str, Term] = {}

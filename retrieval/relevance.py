@@ -60,7 +60,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|feet|foot|inches|inch|acres?|square feet|sq\.? ?ft|miles?|yards?|meters?|units?|times"
         r"|persons|people|employees|signatures|electors|voters|lots|stories|storeys|vehicles|animals"
         r"|horses|dwellings)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)-(?:half|third"
-        r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\btreble|triple|double\b"
+        r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\b(?:treble|triple|double)\b"
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b", re.I),
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
@@ -120,10 +120,13 @@ def facet_coverage(facet: Facet, text: str, *, context: str = "",
                    idf: Mapping[str, float] | None = None, stems: set[str] | None = None,
                    context_stems: set[str] | None = None) -> float:
     """IDF-weighted share in [0, 1] of ``facet``'s topic terms in ``text`` (full credit)
-    or only in ``context`` (:data:`CONTEXT_CREDIT`). 1.0 for a facet with no terms.
-    ``stems`` / ``context_stems``: the texts' Porter stems, when the caller has them."""
+    or only in ``context`` (:data:`CONTEXT_CREDIT`).
+    ``stems`` / ``context_stems``: the texts' Porter stems, when the caller has them.
+    A facet with no terms ("How long does that take?") has nothing a sentence could be
+    about: 0.0 (a follow-up gets the earlier question as its situation, see
+    ``sessions.pipeline``)."""
     if not facet.terms:
-        return 1.0
+        return 0.0
     stems = stems if stems is not None else set(content_terms(text))
     context_stems = context_stems if context_stems is not None else set(content_terms(context))
     weights = term_weights(facet.terms, idf or {})

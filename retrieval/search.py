@@ -179,7 +179,7 @@ def hit_similarity(hit: Hit, coverage: float, best: Hit) -> float:
 def answer_signal(analysis: QuestionAnalysis, text: str, *, context: str,
                   idf: dict[str, float], title: str = "") -> float:
     """How well the chunk ``text`` answers the question, in [0, 1]: the best
-    :func:`verification.relevance.sentence_relevance` score of its sentences (each read
+    :func:`retrieval.relevance.sentence_relevance` score of its sentences (each read
     with its neighbours and ``context``, the chunk's heading and document title)."""
     sentences = [s for s in _SCORING_SPLIT_RE.split(text) if s and s.strip()]
     best = 0.0

@@ -154,7 +154,8 @@ def evaluate_user_questions(
             row["false_assurance"] = round(mean([r["false_assurance"] for r in records]), 4)
         else:
             for measure in ("correct", "keys", "cites_gold", "gold_in_context"):
-                row[measure] = round(mean([r[measure] for r in records]), 4)
+                column = "cites_gold_document" if measure == "cites_gold" else measure
+                row[column] = round(mean([r[measure] for r in records]), 4)
             row["false_decline"] = round(mean([r["declined"] for r in records]), 4)
         row["total"] = latency_summary([r["total"] for r in records])
         groups[kind][name] = row

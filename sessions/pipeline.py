@@ -265,9 +265,10 @@ class TurnRun:
             cycle = revised  # the last stored revision is the turn's answer and ledger
             if unchanged:  # the Writer had nothing else to say
                 break
-        if self._answer_coverage(cycle) == 0 and cycle.verified:
+        if self._answer_coverage(cycle) == 0 and (cycle.verified or hasattr(self.writer, "meter")):
             # Nothing the claims say addresses the question: the turn says so, with the
-            # nearest passages as related, never as a verified answer.
+            # nearest passages as related, never as a verified answer. A model's own
+            # refusal is replaced too, so that only CIQ writes the "related" section.
             self.reason(EventType.REASONING_CONCLUSION,
                         "No supported claim addresses the question: answering “not answered”.")
             cycle = self._decline(cycle.number + 1, request)
@@ -278,9 +279,14 @@ class TurnRun:
         parties it names (issue 9); kept in working memory and shown in the trace."""
         session = self.session
         routing = question_route(self.turn.question, workspace=session.workspace)
+        earlier = self.session.turns.filter(index__lt=self.turn.index).order_by("-index").first()
         if session.jurisdictions:  # the user's pick wins over what the question names
             routing.targets, routing.documents = list(session.jurisdictions), []
-        analysis = question_analyse(self.turn.question).scoped(routing.names)
+        elif earlier and not (routing.targets or routing.documents or routing.mentions):
+            # A follow-up that names no place stays where the conversation was.
+            routing.targets = list((earlier.answerability or {}).get("targets", []))
+        analysis = question_analyse(self.turn.question, earlier=earlier.question if earlier else "")
+        analysis = analysis.scoped(routing.names)
         if session.mode == Mode.DRAFT:
             analysis = analysis.as_topic()
         memory.analysis = analysis.as_dict()
@@ -325,8 +331,9 @@ class TurnRun:
         for v in unsupported[:EXPANSION_QUERIES]:
             self.reason(EventType.REASONING_ACTION,
                         f"Evidence is short: searching again for “{v.draft.text[:120]}”.")
-            found = chunks_retrieve(v.draft.text, workspace=session.workspace,
-                                    jurisdictions=session.jurisdictions, budget=budget).chunks
+            found = chunks_retrieve(v.draft.text, workspace=session.workspace, budget=budget,
+                                    jurisdictions=list(session.jurisdictions) or self.routing.targets,
+                                    documents=self.routing.documents or None).chunks
             new = [c for c in found if c.chunk_id not in known][: budget.keep]
             known |= {c.chunk_id for c in new}
             added += new

@@ -48,7 +48,7 @@ _REQUIRED_RE = re.compile(
 )
 
 # Sentence selection (relevance = weighted query-term coverage, see _relevance).
-MIN_RELEVANCE = 0.2  # below this share of the question's weighted terms, a sentence is off-topic
+MIN_RELEVANCE = 0.2  # below this relevance (facet score, or share of weighted terms) a sentence is off-topic
 ANSWER_SENTENCES = 4
 DRAFT_SENTENCES = 18
 PER_CHUNK_LIMIT = {"answer": 2, "draft": 4}
@@ -218,7 +218,7 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
     """Quotable sentences of the request's chunks with their relevance, best first.
 
     With a question analysis each sentence is also judged against the question's facets
-    (:func:`verification.relevance.sentence_relevance`, read with its neighbours, the
+    (:func:`retrieval.relevance.sentence_relevance`, read with its neighbours, the
     section heading and the document title) and ``relevance`` is that score; without
     one, ``relevance`` is the weighted share of the question's terms it holds.
     """
@@ -365,7 +365,9 @@ class ExtractiveWriter:
     title and one section per document (or per jurisdiction level), up to 18 sentences.
     With target jurisdictions, sections by level (Federal, State, County, Municipal,
     then firm documents) and "Required permits and licenses" when any are found.
-    Nothing relevant → "Not found in available sources."
+    Nothing relevant → "Not found in available sources."; with a question analysis an
+    Answer is built by :meth:`_answer` and a question nothing addresses gets "Not
+    answered" (:func:`not_answered_text`).
     """
 
     def compose(self, request: WriteRequest) -> str:
@@ -470,9 +472,15 @@ def coalesced(deltas: Iterable[str], *, interval_ms: float, min_chars: int) -> I
         yield buffer
 
 
+_MARKDOWN_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|])")
+
+
 def _title(question: str) -> str:
-    title = re.sub(r"\s+", " ", question).strip().rstrip("?.")
-    return title[:120] + ("…" if len(title) > 120 else "")
+    """The question as one line of plain text inside the answer: citation markers
+    removed, Markdown specials escaped, at most 120 characters."""
+    title = re.sub(r"\s+", " ", CITE_RE.sub("", question)).strip().rstrip("?.")
+    title = title[:120] + ("…" if len(title) > 120 else "")
+    return _MARKDOWN_SPECIAL_RE.sub(r"\\\1", title)
 
 
 def _source_heading(chunk: RetrievedChunk) -> str:

@@ -224,10 +224,13 @@ class RuleSkeptic:
 
     def extract(self, text: str) -> list[ClaimDraft]:
         """Split ``text`` into :class:`ClaimDraft` objects, in text order. Never raises."""
-        related = re.search(rf"^#+\s*{re.escape(RELATED_HEADING)}.*$", text, re.MULTILINE)
-        if related:  # the section runs to the next heading of the same or a higher level
-            level = related.group().index(" ")
-            end = re.search(rf"^#{{1,{level}}}\s", text[related.end():], re.MULTILINE)
+        related = re.search(rf"^(#{{1,6}})[ \t]*{re.escape(RELATED_HEADING)}.*$", text, re.MULTILINE)
+        # Only a "Not answered" text has related passages (sessions.writer.not_answered_text):
+        # anywhere else the heading hides nothing from verification.
+        if related and text.lstrip().startswith(NOT_ANSWERED):
+            # The section runs to the next heading of the same or a higher level.
+            level = len(related.group(1))
+            end = re.search(rf"^#{{1,{level}}}[ \t]", text[related.end():], re.MULTILINE)
             stop = related.end() + end.start() if end else len(text)
             blank = re.sub(r"[^\n]", " ", text[related.start():stop])  # offsets stay valid
             text = text[:related.start()] + blank + text[stop:]

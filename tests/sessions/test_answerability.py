@@ -205,3 +205,29 @@ def test_minutes_record_what_was_said_and_answer_only_questions_about_a_meeting(
     assert sentence_relevance(law, sentence, title=title).addressed == ()
     assert sentence_relevance(law, sentence, title="Ordinance No. 80-2011").addressed == (0,)
     assert sentence_relevance(meeting, sentence, title=title).addressed == (0,)
+
+
+def test_a_related_heading_hides_nothing_outside_a_not_answered_text():
+    text = ("The park closes at 9:00 pm [cite:abcdefabcdef].\n\n"
+            "## Related passages (not answering the question)\n\n- Fines are $5,000 per night.")
+    assert "Fines are $5,000 per night." in [c.text for c in RuleSkeptic().extract(text)]
+
+
+def test_capitalised_words_alone_do_not_decline_a_routed_question(demo_workspace):
+    route = question_route("What is the Dock Permit Fee in Rivergrove?", workspace=demo_workspace)
+    assert route.targets == ["US-OR-Rivergrove"] and not route.only_missing
+    assert question_route("What does the Closing Disclosure have to show about escrow?",
+                          workspace=demo_workspace).only_missing
+
+
+def test_a_follow_up_without_a_topic_takes_the_earlier_question_as_its_situation(demo_workspace):
+    from sessions.pipeline import turn_run
+    from sessions.services import turn_create
+
+    first = ask(demo_workspace, "How late can people stay in Lloyd Minor Park from May through October?")
+    analysis = question_analyse("How long does that take?", earlier=first.question)
+    assert analysis.situation == first.question and any(t.weight == 0.5 for t in analysis.topic)
+    follow = turn_run(turn_create(session=first.session, question="What time does it open?"))
+    assert follow.status == RunStatus.COMPLETED
+    assert follow.answerability["targets"] == ["US-OR-Rivergrove"]  # stays in the same town
+    assert not sentence_relevance(question_analyse("How long?"), "Within 30 days.").addressed
