@@ -78,8 +78,9 @@ def server(tmp_path_factory):
     web = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1",
                             "-p", str(port), "ciq.asgi:application"],
                            cwd=base, env=env, stdout=logs[0], stderr=subprocess.STDOUT)
-    worker = subprocess.Popen([*manage, "db_worker", "--interval", "0.1", "--no-reload",
-                               "--no-startup-delay"],
+    # Questions and uploads ("ingest") in one worker here; the Procfile runs one per queue.
+    worker = subprocess.Popen([*manage, "db_worker", "--queue-name", "default,ingest",
+                               "--interval", "0.1", "--no-reload", "--no-startup-delay"],
                               cwd=base, env=env, stdout=logs[1], stderr=subprocess.STDOUT)
     try:
         wait_for_port(port, web)
