@@ -110,8 +110,7 @@ def evaluate_user_retrieval(
     step's gain can be measured. A hit: a kept chunk of ``doc_path`` holding a gold
     quote. Returns ``{"groups": {"overall": {"all": row}, "kind": {...}}}``, a row with
     ``n``, ``gold_in_context``, ``gold_at_1``, ``gold_at_3``, ``mrr`` and latency."""
-    from retrieval.places import question_route
-    from retrieval.question import question_analyse
+    from retrieval.plan import question_plan
 
     items = [i for i in load_jsonl(data) if i.get("answerable")]
     if retriever in DENSE_INDEXES:
@@ -125,14 +124,11 @@ def evaluate_user_retrieval(
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for item in items:
         started = time.perf_counter()
-        route = question_route(item["question"], workspace=workspace) if routing else None
-        analysis = question_analyse(item["question"]) if rerank else None
-        if analysis is not None and route is not None:
-            analysis = analysis.scoped(route.names)
+        analysis, route = question_plan(item["question"], workspace=workspace, routing=routing,
+                                        analysis=rerank)
         result = chunks_retrieve(
             item["question"], workspace=workspace, budget=budget, index=index, analysis=analysis,
-            jurisdictions=route.targets if route else (),
-            documents=(route.documents or None) if route else None,
+            jurisdictions=route.targets, documents=route.documents or None,
         )
         ms = (time.perf_counter() - started) * 1000
         ranks = [i for i, c in enumerate(result.chunks, 1) if paths.get(c.document_id) == item["doc_path"]

@@ -29,8 +29,9 @@ from django.utils import timezone
 from ciq.roles import role_backend
 from retrieval.confidence import retrieval_confidence
 from retrieval.models import Chunk
-from retrieval.places import Routing, question_route
-from retrieval.question import QuestionAnalysis, question_analyse
+from retrieval.places import Routing
+from retrieval.plan import question_plan
+from retrieval.question import QuestionAnalysis
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.audit import turn_seal
 from sessions.events import EventLog
@@ -278,17 +279,12 @@ class TurnRun:
         """Question analysis and, with no target picked, the places, authorities and
         parties it names (issue 9); kept in working memory and shown in the trace."""
         session = self.session
-        routing = question_route(self.turn.question, workspace=session.workspace)
-        earlier = self.session.turns.filter(index__lt=self.turn.index).order_by("-index").first()
-        if session.jurisdictions:  # the user's pick wins over what the question names
-            routing.targets, routing.documents = list(session.jurisdictions), []
-        elif earlier and not (routing.targets or routing.documents or routing.mentions):
-            # A follow-up that names no place stays where the conversation was.
-            routing.targets = list((earlier.answerability or {}).get("targets", []))
-        analysis = question_analyse(self.turn.question, earlier=earlier.question if earlier else "")
-        analysis = analysis.scoped(routing.names)
-        if session.mode == Mode.DRAFT:
-            analysis = analysis.as_topic()
+        earlier = session.turns.filter(index__lt=self.turn.index).order_by("-index").first()
+        analysis, routing = question_plan(
+            self.turn.question, workspace=session.workspace, jurisdictions=session.jurisdictions,
+            draft=session.mode == Mode.DRAFT, earlier_question=earlier.question if earlier else "",
+            earlier_targets=(earlier.answerability or {}).get("targets", []) if earlier else (),
+        )
         memory.analysis = analysis.as_dict()
         memory.routing = routing.as_dict()
         facets = "; ".join(f"“{f.text}” ({f.kind})" for f in analysis.facets)

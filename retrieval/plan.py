@@ -1,0 +1,42 @@
+"""The plan of one search: the question's analysis and where it points (issue 9).
+
+One function for the pipeline and ``evaluate retrieval``, so both read a question the
+same way: route it (:func:`retrieval.places.question_route`), let a user's pick of
+jurisdictions win, keep a follow-up that names no place where the conversation was,
+analyse it (:func:`retrieval.question.question_analyse`) and drop the names the search is
+scoped to from its topic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ciq.models import Workspace
+from retrieval.places import Routing, question_route
+from retrieval.question import QuestionAnalysis, question_analyse
+
+
+def question_plan(
+    question: str, *, workspace: Workspace, jurisdictions: Sequence[str] = (), draft: bool = False,
+    earlier_question: str = "", earlier_targets: Sequence[str] = (), routing: bool = True,
+    analysis: bool = True,
+) -> tuple[QuestionAnalysis | None, Routing]:
+    """(analysis, routing) of ``question`` in ``workspace``.
+
+    ``jurisdictions``: the user's targets, which replace the inferred ones (and any
+    document focus). ``earlier_question`` / ``earlier_targets``: the previous turn's
+    question and targets, for a follow-up. ``draft``: a Draft request names a topic, so
+    its facets ask for no particular kind of fact. ``routing`` / ``analysis`` False switch
+    a step off (``evaluate retrieval --no-routing/--no-rerank``): no names are resolved,
+    or no analysis is returned (None). Never raises for odd text; one FTS5 query per
+    capitalised name (bounded, see ``question_route``).
+    """
+    route = question_route(question, workspace=workspace) if routing else Routing()
+    if jurisdictions:  # the user's pick wins over what the question names
+        route.targets, route.documents = list(jurisdictions), []
+    elif earlier_targets and not (route.targets or route.documents or route.mentions):
+        route.targets = list(earlier_targets)  # a follow-up stays where the conversation was
+    if not analysis:
+        return None, route
+    read = question_analyse(question, earlier=earlier_question).scoped(route.names)
+    return (read.as_topic() if draft else read), route
