@@ -88,6 +88,19 @@ def export_action(fmt: str):
     return action
 
 
+class LatestOutcomeFilter(admin.SimpleListFilter):
+    """Sessions by the outcome of their latest turn (the annotation of the list)."""
+
+    title = "outcome of the latest turn"
+    parameter_name = "outcome"
+
+    def lookups(self, request, model_admin):
+        return Outcome.choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(outcome=self.value()) if self.value() else queryset
+
+
 @admin.register(ResearchSession)
 class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Sessions for audit: coverage and contradiction rate of the latest turn in the
@@ -95,7 +108,7 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     list_display = ["title", "user", "workspace", "mode", "verification_mode", "status", "outcome",
                     "coverage", "contradiction_rate", "created"]
-    list_filter = ["status", "turns__outcome", "mode", "verification_mode", "workspace",
+    list_filter = ["status", LatestOutcomeFilter, "mode", "verification_mode", "workspace",
                    ("user", admin.RelatedOnlyFieldListFilter), "created"]
     search_fields = ["title", "turns__question", "turns__answer_markdown"]
     list_select_related = ["workspace", "user"]

@@ -67,6 +67,9 @@ def test_the_admin_lists_and_shows_the_outcome(client, django_user_model, sessio
     assert "Turn 3: <strong>Not answered</strong>" in html
     filtered = client.get(reverse("admin:ciq_sessions_turn_changelist") + "?outcome=partial")
     assert filtered.context["cl"].result_count == 1
+    changelist = reverse("admin:ciq_sessions_researchsession_changelist")
+    assert client.get(changelist + "?outcome=not_answered").context["cl"].result_count == 1
+    assert client.get(changelist + "?outcome=partial").context["cl"].result_count == 0  # not the latest
 
 
 def test_the_session_page_shows_each_outcome_plainly(client, owner, session):
