@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from ciq.models import Workspace
+from verification.models import Outcome  # noqa: F401  (the turn's outcome; re-exported)
 
 
 class Mode(models.TextChoices):
@@ -21,14 +22,6 @@ class RunStatus(models.TextChoices):
     PROCESSING = "processing", "Processing"
     COMPLETED = "completed", "Completed"
     ERROR = "error", "Error"
-
-
-class Outcome(models.TextChoices):
-    """Whether a turn answered its question (DESIGN.md §1, "answerability"; issue 9)."""
-
-    ANSWERED = "answered", "Answered"
-    PARTIAL = "partial", "Partially answered"
-    NOT_ANSWERED = "not_answered", "Not answered"
 
 
 class ResearchSession(models.Model):

@@ -3,6 +3,15 @@
 from django.db import models
 
 
+class Outcome(models.TextChoices):
+    """Whether a turn answered its question (DESIGN.md §1, "answerability"; issue 9):
+    decided from the answer coverage by ``verification.relevance.outcome_for``."""
+
+    ANSWERED = "answered", "Answered"
+    PARTIAL = "partial", "Partially answered"
+    NOT_ANSWERED = "not_answered", "Not answered"
+
+
 class ClaimType(models.TextChoices):
     FACTUAL = "factual", "Factual"
     NUMERIC = "numeric", "Numeric"

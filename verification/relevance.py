@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from retrieval.question import QuestionAnalysis
 from retrieval.relevance import Relevance, sentence_relevance
+from verification.models import Outcome
 
 __all__ = ["Relevance", "answer_coverage", "claim_relevance", "outcome_for"]
 
@@ -47,8 +48,8 @@ def answer_coverage(analysis: QuestionAnalysis, addressed_by_supported: Sequence
 
 
 def outcome_for(coverage: float) -> str:
-    """The turn outcome (``sessions.models.Outcome`` value) of an answer coverage:
+    """The turn outcome (:class:`verification.models.Outcome` value) of an answer coverage:
     answered at 1, partial above 0, not_answered at 0."""
     if coverage >= 1.0:
-        return "answered"
-    return "partial" if coverage > 0 else "not_answered"
+        return Outcome.ANSWERED.value
+    return (Outcome.PARTIAL if coverage > 0 else Outcome.NOT_ANSWERED).value

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from retrieval.question import QuestionAnalysis
 from verification.judge import EvidenceChunk, Judgement
-from verification.models import Claim, ClaimType, LedgerEntry, Verdict
+from verification.models import Claim, ClaimType, LedgerEntry, Outcome, Verdict
 from verification.relevance import Relevance, claim_relevance, outcome_for
 from verification.scoring import (
     claim_confidence,
@@ -118,7 +118,7 @@ def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float 
     off_topic = sum(1 for v in verified if v.relevance is not None and not v.relevance.relevant)
     if off_topic:
         advice.append(f"{off_topic} claim(s) do not address the question asked.")
-    if outcome == "partial":
+    if outcome == Outcome.PARTIAL:
         advice.append("Part of the question is not answered by the documents: see the open points.")
     return {
         "mean": round(mean, 4),
