@@ -97,3 +97,10 @@ def test_every_export_states_the_outcome_of_each_turn(session):
     paragraphs = [p.text for p in docx.paragraphs]
     assert "Outcome: Answered (answer coverage 100%)" in paragraphs
     assert any(p.startswith("Outcome: Not answered") for p in paragraphs)
+
+
+def test_levels_and_verdicts_read_as_words_on_the_page(client, owner, demo_workspace):
+    turn = session_ask(workspace=demo_workspace, user=owner, question=NOT_ANSWERED)
+    client.force_login(owner)
+    html = client.get(reverse("session", args=[turn.session_id])).content.decode()
+    assert ">Very low</span>" in html and "Verylow" not in html

@@ -170,7 +170,9 @@
           el("p", {}, "Retrieval: ", el("span", {className: `level level-${String(m.level).toLowerCase()}`, text: m.level}), ` ${fixed(m.score)}`),
           el("p", {}, el("small", {text: m.reason})));
       } else {
-        const p = el("p", {}, "Claims: ", el("span", {className: `level level-${m.level}`, text: m.level}),
+        const words = String(m.level).replace(/_/g, " ");
+        const p = el("p", {}, "Claims: ", el("span", {className: `level level-${m.level}`,
+                                                    text: words.charAt(0).toUpperCase() + words.slice(1)}),
                      ` ${fixed(m.mean)} over ${m.claims} claim(s)`);
         if (m.unsupported?.length) p.append("; ", el("span", {className: "flag", text: `${m.unsupported.length} unsupported`}));
         const box = part(article, "claim-confidence");

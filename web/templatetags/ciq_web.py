@@ -45,3 +45,10 @@ def get(mapping, key):
         return mapping.get(key)
     except AttributeError:
         return None
+
+
+@register.filter
+def label(value) -> str:
+    """A choice value in words for the page: "very_low" → "Very low", "not_found" →
+    "Not found"."""
+    return str(value or "").replace("_", " ").capitalize()
