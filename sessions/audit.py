@@ -38,6 +38,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from ciq.keyfile import key_file_read_or_create
 from sessions.events import EventLog, canonical_json, event_chain_verify
 from sessions.models import EventType, ResearchSession, RunStatus, Turn
 
@@ -111,20 +112,7 @@ def audit_key() -> bytes:
     if settings.AUDIT_HMAC_KEY:
         return settings.AUDIT_HMAC_KEY.encode("utf-8")
     path = Path(settings.AUDIT_HMAC_KEY_FILE)
-    try:
-        key = path.read_text().strip()
-    except FileNotFoundError:
-        key = ""
-    if not key:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return path.read_text().strip().encode("utf-8")
-        key = secrets.token_hex(32)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(key + "\n")
-    return key.encode("utf-8")
+    return key_file_read_or_create(path, lambda: secrets.token_hex(32)).encode("utf-8")
 
 
 _HEAD_KEYS = ("session", "created", "turn", "seq", "hash")

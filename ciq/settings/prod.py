@@ -8,10 +8,11 @@ cookies, the HTTPS redirect and HSTS; ``make run`` sets it false to serve plain 
 127.0.0.1 only.
 """
 
-import os
 from pathlib import Path
 
 from django.core.management.utils import get_random_secret_key
+
+from ciq.keyfile import key_file_read_or_create
 
 from .base import *  # noqa: F403
 from .base import VAR_DIR, env
@@ -19,21 +20,7 @@ from .base import VAR_DIR, env
 
 def secret_key_from_file(path: Path) -> str:
     """The key stored in ``path``, created (0600, random, 50 characters) if missing."""
-    try:
-        key = path.read_text().strip()
-    except FileNotFoundError:
-        key = ""
-    if not key:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = get_random_secret_key()
-        # O_EXCL: two processes starting at once must not each write their own key.
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return path.read_text().strip()
-        with os.fdopen(fd, "w") as handle:
-            handle.write(key + "\n")
-    return key
+    return key_file_read_or_create(path, get_random_secret_key)
 
 
 SECRET_KEY = env("SECRET_KEY", default="") or secret_key_from_file(
