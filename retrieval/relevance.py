@@ -154,9 +154,11 @@ class Relevance:
 
     @property
     def relevant(self) -> bool:
+        """Whether the sentence addresses at least one facet."""
         return bool(self.addressed)
 
     def as_dict(self) -> dict:
+        """JSON-ready copy, scores rounded to 4 decimals."""
         return {"coverage": [round(c, 4) for c in self.coverage], "slots": list(self.slots),
                 "addressed": list(self.addressed), "score": round(self.score, 4)}
 
