@@ -354,7 +354,7 @@ def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) 
     if related:
         parts.append(f"## {RELATED_HEADING}")
         parts.append("\n".join(
-            f"- “{c.text}” — {_source_heading(c.chunk)}" for c in related[:3]))
+            f"- “{_escaped(c.text)}” — {_escaped(_source_heading(c.chunk))}" for c in related[:3]))
     return "\n\n".join(parts)
 
 
@@ -475,12 +475,17 @@ def coalesced(deltas: Iterable[str], *, interval_ms: float, min_chars: int) -> I
 _MARKDOWN_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|])")
 
 
+def _escaped(text: str) -> str:
+    """``text`` with Markdown's special characters escaped: shown as written, never as a
+    link, an image or a heading (document text quoted outside the cited answer)."""
+    return _MARKDOWN_SPECIAL_RE.sub(r"\\\1", text)
+
+
 def _title(question: str) -> str:
     """The question as one line of plain text inside the answer: citation markers
     removed, Markdown specials escaped, at most 120 characters."""
     title = re.sub(r"\s+", " ", CITE_RE.sub("", question)).strip().rstrip("?.")
-    title = title[:120] + ("…" if len(title) > 120 else "")
-    return _MARKDOWN_SPECIAL_RE.sub(r"\\\1", title)
+    return _escaped(title[:120] + ("…" if len(title) > 120 else ""))
 
 
 def _source_heading(chunk: RetrievedChunk) -> str:

@@ -231,3 +231,19 @@ def test_a_follow_up_without_a_topic_takes_the_earlier_question_as_its_situation
     assert follow.status == RunStatus.COMPLETED
     assert follow.answerability["targets"] == ["US-OR-Rivergrove"]  # stays in the same town
     assert not sentence_relevance(question_analyse("How long?"), "Within 30 days.").addressed
+
+
+def test_related_passages_show_document_markup_as_text():
+    from retrieval.search import RetrievedChunk
+    from sessions.writer import Candidate, WriteRequest, not_answered_text
+
+    chunk = RetrievedChunk(
+        chunk_pk=1, chunk_id="abcdefabcdef", document_id=1, document_title="Fee [notice](http://x)",
+        citation_label="", jurisdiction="private", jurisdiction_level="private", lane="local",
+        heading="", text="", char_start=0, char_end=0, page_start=None, page_end=None,
+        last_updated=None, bm25=1.0)
+    bad = Candidate(chunk, 0, "Pay here ![x](http://evil.test/p.png) or [click](http://x).", frozenset(), 0.5)
+    text = not_answered_text(WriteRequest(question="What is the fee?", mode="answer", chunks=[chunk]),
+                             related=[bad])
+    assert "!\\[x\\](http://evil.test/p.png)" in text and "\\[click\\]" in text
+    assert "Fee \\[notice\\](http://x)" in text
