@@ -146,7 +146,7 @@ class Facet:
     kind: str
     terms: tuple[Term, ...]
     focus: Term | None = None
-    unit: str = ""  # the unit the clause names: money, percent, day, week, month, year, hour
+    unit: str = ""  # the unit the clause names: money, percent, size, day, week, month, year, hour
 
 
 @dataclass(frozen=True)
@@ -221,6 +221,9 @@ _UNIT_CUES: list[tuple[str, re.Pattern]] = [
                          r"|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
                          r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
     ("percent", re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
+    ("size", re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
+                        r"|\bhow far\b(?! (?:behind|in advance|ahead|back))"
+                        r"|\b(?:square feet|acres?|feet|inches)\b", re.I)),
     *[(unit, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
       for unit in ("day", "week", "month", "year", "hour")],
 ]
@@ -228,11 +231,11 @@ _UNIT_CUES: list[tuple[str, re.Pattern]] = [
 
 def clause_unit(clause: str, kind: str) -> str:
     """The unit a deadline or amount clause names ("how many school days" → day, "what
-    fee" → money), or ""."""
+    fee" → money, "how wide" → size), or ""."""
     if kind not in (FactKind.DEADLINE, FactKind.AMOUNT):
         return ""
     for unit, cue in _UNIT_CUES:
-        if cue.search(clause) and (unit != "money" or kind == FactKind.AMOUNT):
+        if cue.search(clause) and (unit not in ("money", "size") or kind == FactKind.AMOUNT):
             return unit
     return ""
 

@@ -83,6 +83,9 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 UNIT_PATTERNS: dict[str, re.Pattern] = {
     "money": re.compile(r"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|\b(?:no|without) (?:fee|charge|cost)\b"
                         r"|\bfree of charge\b|\bat no (?:cost|charge)\b", re.I),
+    "size": re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:square |sq\.? ?|linear )?"
+                       r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|metres?|stories|storeys)\b"
+                       r"|\d\s*(?:'|′|\")", re.I),
     "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
@@ -96,7 +99,7 @@ _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, F
 def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
-    "percent", "day", "week", "month", "year", "hour"), a value in that unit."""
+    "percent", "size", "day", "week", "month", "year", "hour"), a value in that unit."""
     pattern = SLOT_PATTERNS.get(kind)
     if pattern is not None and not pattern.search(text):
         return False

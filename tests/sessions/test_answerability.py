@@ -124,7 +124,7 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     ("How many business days does the bank have to reply?", FactKind.DEADLINE, "day"),
     ("How much notice must a tenant give before moving out?", FactKind.DEADLINE, ""),
     ("What fee does the county charge for a zoning change?", FactKind.AMOUNT, "money"),
-    ("How tall may a fence be in a front yard?", FactKind.AMOUNT, ""),
+    ("How tall may a fence be in a front yard?", FactKind.AMOUNT, "size"),
     ("Can a landlord keep the whole deposit?", FactKind.PERMISSION, ""),
     ("Does the seller have to disclose a leaky roof?", FactKind.OBLIGATION, ""),
     ("What counts as a home occupation?", FactKind.DEFINITION, ""),
@@ -178,6 +178,8 @@ def test_a_sentence_addresses_a_facet_only_with_the_asked_kind_of_value():
     assert other_unit.addressed == ()  # the question asked for days
     assert slot_present(FactKind.AMOUNT, "a fee of $75 per tree", "money")
     assert not slot_present(FactKind.AMOUNT, "no more than 20 feet", "money")
+    assert slot_present(FactKind.AMOUNT, "shall not exceed 12 feet in width", "size")
+    assert not slot_present(FactKind.AMOUNT, "a deposit of $2,500", "size")
 
 
 def test_a_year_the_question_names_must_be_in_the_answer_or_its_source():
