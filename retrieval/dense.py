@@ -192,6 +192,6 @@ class DenseIndex:
         return [Hit(chunk_pk=int(vectors.chunk_pks[r]), cosine=float(c))
                 for r, c in zip(rows, cosines, strict=True)]
 
-    def idf(self, terms):
+    def idf(self, terms, *, workspace_id):
         """The lexical index's IDF (term weights for the Writer and the similarity)."""
-        return SQLiteFTSIndex().idf(terms)
+        return SQLiteFTSIndex().idf(terms, workspace_id=workspace_id)

@@ -62,5 +62,5 @@ class HybridIndex:
             rankings.append(self.lexical.search(query, expansion=expansion, **scope))
         return rrf_fuse(rankings, k=settings.RRF_K)[:k]
 
-    def idf(self, terms):
-        return self.lexical.idf(terms)
+    def idf(self, terms, *, workspace_id):
+        return self.lexical.idf(terms, workspace_id=workspace_id)

@@ -10,7 +10,6 @@ the one picked in settings (``CIQ_INDEX``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
@@ -19,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 
 from ciq.text import INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
+from retrieval.fts import fts_document_frequencies, fts_exists, fts_table, smoothed_idf
 
 # BM25 column weights for (text, heading, title): a query word in the section heading or
 # in the document title says more about the chunk than one in running text.
@@ -73,8 +73,9 @@ class ChunkIndex(Protocol):
         own vector already places it among its paraphrases)."""
         ...
 
-    def idf(self, terms: Collection[str]) -> dict[str, float]:
-        """Inverse document frequency of each Porter-stemmed term over all chunks."""
+    def idf(self, terms: Collection[str], *, workspace_id: int) -> dict[str, float]:
+        """Inverse document frequency of each Porter-stemmed term over the chunks of the
+        workspace ``workspace_id`` (never another workspace's: ``retrieval.fts``)."""
         ...
 
 
@@ -91,24 +92,26 @@ def match_expression(query: str) -> str:
 
 
 class SQLiteFTSIndex:
-    """BM25 over the FTS5 table ``retrieval_chunk_fts`` (migration retrieval 0002).
+    """BM25 over the workspace's own FTS5 table (:mod:`retrieval.fts`).
 
     Scores are SQLite's ``bm25()`` (Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75) with
-    ``COLUMN_WEIGHTS``, negated so that higher is better.
+    ``COLUMN_WEIGHTS``, negated so that higher is better; its statistics (rows, mean
+    length, document frequencies) are the workspace's alone.
     """
 
     def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
                expansion=""):
         expression = match_expression(f"{query} {expansion}")
-        if not expression or k <= 0:
+        if not expression or k <= 0 or not fts_exists(workspace_id):
             return []
         weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+        table = fts_table(workspace_id)
         sql = [
-            f"SELECT f.rowid, -bm25(retrieval_chunk_fts, {weights}) AS score",
-            "FROM retrieval_chunk_fts AS f",
+            f"SELECT f.rowid, -bm25({table}, {weights}) AS score",
+            f"FROM {table} AS f",
             "JOIN retrieval_chunk AS c ON c.id = f.rowid",
             "JOIN retrieval_document AS d ON d.id = c.document_id",
-            "WHERE retrieval_chunk_fts MATCH %s AND d.workspace_id = %s",
+            f"WHERE {table} MATCH %s AND d.workspace_id = %s",
         ]
         params: list = [expression, workspace_id]
         if jurisdictions is not None:
@@ -130,21 +133,15 @@ class SQLiteFTSIndex:
             cursor.execute("\n".join(sql), params)
             return [Hit(chunk_pk=row[0], bm25=float(row[1])) for row in cursor.fetchall()]
 
-    def idf(self, terms):
-        """BM25's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), from the FTS5 vocabulary."""
+    def idf(self, terms, *, workspace_id):
+        """BM25's idf from the workspace's FTS5 vocabulary, smoothed with a fixed public
+        reference (:func:`retrieval.fts.smoothed_idf`) so that a workspace of a few
+        documents still tells common words from rare ones."""
         terms = sorted(set(terms))
         if not terms:
             return {}
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT COUNT(*) FROM retrieval_chunk")
-            n = cursor.fetchone()[0]
-            cursor.execute(
-                "SELECT term, doc FROM retrieval_chunk_fts_vocab WHERE term IN "
-                f"({', '.join(['%s'] * len(terms))})",
-                terms,
-            )
-            df = dict(cursor.fetchall())
-        return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+        n, df = fts_document_frequencies(workspace_id, terms)
+        return smoothed_idf(terms, n, df)
 
 
 # Backends by name (dotted paths: the dense ones import this module).

@@ -1,8 +1,8 @@
 """Documents and their chunks (DESIGN.md §3).
 
-The lexical index (SQLite FTS5 table ``retrieval_chunk_fts``) is kept in step with
-``Chunk`` rows by database triggers created in migration 0002, so every write path,
-including bulk inserts and cascading deletes, updates the index.
+The lexical index (one SQLite FTS5 table per workspace, ``retrieval.fts``) is written by
+``retrieval.services`` when chunks are made or replaced, and by ``retrieval.signals`` when
+documents or workspaces are deleted or retitled on any other path.
 """
 
 from django.db import models

@@ -171,6 +171,6 @@ class PineconeIndex:
         )
         return [Hit(chunk_pk=pks[cid], cosine=score) for cid, score in scores.items() if cid in pks]
 
-    def idf(self, terms):
+    def idf(self, terms, *, workspace_id):
         """The lexical index's IDF (term weights for the Writer and the similarity)."""
-        return SQLiteFTSIndex().idf(terms)
+        return SQLiteFTSIndex().idf(terms, workspace_id=workspace_id)

@@ -26,6 +26,7 @@ from django.db import connection
 from django.db.models import Count, Max
 
 from ciq.models import Workspace
+from retrieval.fts import fts_exists, fts_table
 from retrieval.jurisdiction import PRIVATE, jurisdiction_ancestors
 from retrieval.models import Document
 
@@ -177,12 +178,15 @@ def _documents_naming(workspace: Workspace, name: str) -> list[tuple[int, str]]:
     variants = [" ".join(tokens)] + [" ".join(tokens[:i + 1] + ["s"] + tokens[i + 1:])
                                       for i in range(len(tokens) - 1)]
     phrase = " OR ".join(f'"{v}"' for v in variants)
+    if not fts_exists(workspace.pk):
+        return []
+    table = fts_table(workspace.pk)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT DISTINCT d.id, d.jurisdiction FROM retrieval_chunk_fts AS f "
+            f"SELECT DISTINCT d.id, d.jurisdiction FROM {table} AS f "
             "JOIN retrieval_chunk AS c ON c.id = f.rowid "
             "JOIN retrieval_document AS d ON d.id = c.document_id "
-            "WHERE retrieval_chunk_fts MATCH %s AND d.workspace_id = %s LIMIT %s",
+            f"WHERE {table} MATCH %s AND d.workspace_id = %s LIMIT %s",
             [phrase, workspace.pk, PARTY_MAX_DOCUMENTS + 1],
         )
         return cursor.fetchall()

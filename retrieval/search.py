@@ -304,7 +304,7 @@ def chunks_retrieve(
     )
     terms = query_terms(text)
     topic_stems = [s for t in analysis.topic for a in t.alternatives for s in a] if analysis else []
-    idf = index.idf(list(dict.fromkeys(terms + topic_stems)))
+    idf = index.idf(list(dict.fromkeys(terms + topic_stems)), workspace_id=workspace.pk)
     best = all_hits[0] if all_hits else None
 
     candidates: list[RetrievedChunk] = []

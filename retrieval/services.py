@@ -1,14 +1,14 @@
 """Retrieval writes: ingesting and deleting documents (DESIGN.md §2, §3).
 
-Ingestion is extract → chunk → (embed) → index. The lexical index (SQLite FTS5) follows
-the Chunk rows through database triggers (migration 0002), so writing chunks *is*
-indexing here. With an embedder (``CIQ_EMBEDDER``) each document's chunks are embedded in
-batches before its transaction and their vectors written with the chunks
-(``ChunkVector``); with ``CIQ_INDEX=pinecone`` the vectors are upserted to (and removed
-chunks deleted from) the workspace's Pinecone namespace once the transaction commits. An
-embedding or Pinecone failure never loses a document: it is stored without vectors (or
-without its Pinecone copy), a warning says so, and :func:`workspace_embed` (``manage.py
-embed``) fills the gap.
+Ingestion is extract → chunk → (embed) → index. The chunks are written to the
+workspace's own lexical index table (``retrieval.fts``) in the transaction that creates
+them, and leave it with them (:func:`chunks_delete`, ``retrieval.signals``). With an
+embedder (``CIQ_EMBEDDER``) each document's chunks are embedded in batches before its
+transaction and their vectors written with the chunks (``ChunkVector``); with
+``CIQ_INDEX=pinecone`` the vectors are upserted to (and removed chunks deleted from) the
+workspace's Pinecone namespace once the transaction commits. An embedding or Pinecone
+failure never loses a document: it is stored without vectors (or without its Pinecone
+copy), a warning says so, and :func:`workspace_embed` (``manage.py embed``) fills the gap.
 
 Idempotence: a document is keyed by ``(workspace, source_path)`` and identified by the
 sha256 of its bytes. The same bytes again are "unchanged" (no new rows, chunk ids are a
@@ -44,6 +44,7 @@ from retrieval.extract import (
     extract_text,
     oversize_reason,
 )
+from retrieval.fts import fts_add, fts_remove
 from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
 from retrieval.models import Chunk, Document, JurisdictionLevel
 from retrieval.pinecone_index import PineconeSyncError, vectors_push, vectors_remove
@@ -138,7 +139,7 @@ def document_ingest(
     source_path: str | None = None,
 ) -> IngestResult:
     """Load one file into ``workspace``: extract its text, chunk it, write the Document
-    and its Chunks (the FTS5 index follows by trigger) and keep a copy of the file in
+    and its Chunks (and their rows in the workspace's FTS5 table) and keep a copy of the file in
     default storage (``Document.file``).
 
     ``source_path`` is the document's key in the workspace (default: the file's absolute
@@ -344,8 +345,8 @@ def collect_files(paths: Sequence[Path]) -> CollectedFiles:
 
 
 def document_delete(*, document: Document) -> None:
-    """Delete ``document``: its chunks and vectors go by cascade (and leave the FTS5 index
-    by trigger); the stored file copy, and with ``CIQ_INDEX=pinecone`` the chunks'
+    """Delete ``document``: its chunks and vectors go by cascade (and leave the lexical
+    index through ``retrieval.signals``); the stored file copy, and with ``CIQ_INDEX=pinecone`` the chunks'
     Pinecone vectors, are removed once the transaction commits."""
     with transaction.atomic():
         _delete_file_on_commit(document.file.name)
@@ -466,7 +467,7 @@ def _apply_metadata(*, document: Document, metadata: DocumentMetadata | None,
         for name, value in changed.items():
             setattr(document, name, value)
         document.full_clean(exclude=["file"])
-        document.save()  # derives the lane; the FTS title follows by trigger
+        document.save()  # derives the lane; the FTS title follows (retrieval.signals)
         document.chunks.update(jurisdiction=document.jurisdiction, lane=document.lane)
     warning = ""
     embedder = embedder_get()
@@ -537,7 +538,7 @@ def _write_document(
             removed: list[str] = []
             if at_path is not None:
                 removed = _chunk_ids(document)
-                Chunk.objects.filter(document=document).delete()
+                chunks_delete(document)
             text = extracted.text
             created = Chunk.objects.bulk_create(
                 [
@@ -559,6 +560,7 @@ def _write_document(
                 ],
                 batch_size=500,
             )
+            fts_add(workspace.pk, ((c.pk, c.text, c.heading, document.title) for c in created))
             if vectors is not None and embedder is not None:
                 vectors_store(chunks=created, vectors=vectors, model=embedder.name)
             _pinecone_sync_on_commit(
@@ -608,7 +610,7 @@ def _record_failure(
                     setattr(document, name, value)
             if at_path is not None:
                 _pinecone_sync_on_commit(workspace_id=workspace.pk, removed=_chunk_ids(document))
-                Chunk.objects.filter(document=document).delete()
+                chunks_delete(document)
                 _delete_file_on_commit(document.file.name)
                 document.file.name = ""
             document.source_path = source_path
@@ -651,6 +653,13 @@ def _not_embedded(workspace: Workspace, exc: Exception) -> str:
                f"{workspace.name!r}` when the embedder is back.")
     logger.warning("%s", warning)
     return warning
+
+
+def chunks_delete(document: Document) -> None:
+    """Delete the document's chunks and their rows in the workspace's lexical index
+    (``retrieval.fts``); their vectors go by cascade."""
+    fts_remove(document.workspace_id, list(document.chunks.values_list("pk", flat=True)))
+    Chunk.objects.filter(document=document).delete()
 
 
 def _chunk_ids(document: Document) -> list[str]:

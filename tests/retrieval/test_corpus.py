@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from django.db import connection
 
 from ciq.services import workspace_get_or_create
 from retrieval.models import Chunk, Document
@@ -13,6 +12,8 @@ from tests.conftest import CORPUS_DIR
 
 # The shared corpus sits beside the repository for developers and CI; a clone on its own
 # still runs every other test on the bundled samples.
+from tests.retrieval.fts_support import fts_rows
+
 pytestmark = [
     pytest.mark.django_db,
     pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=f"no shared corpus at {CORPUS_DIR}"),
@@ -46,9 +47,7 @@ def test_every_corpus_document_is_ready_with_chunks(corpus_workspace):
         "chunk_id", flat=True
     )
     assert all(re.fullmatch(r"[0-9a-f]{12}", cid) for cid in chunk_ids)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT COUNT(*) FROM retrieval_chunk_fts")
-        assert cursor.fetchone()[0] == Chunk.objects.count()
+    assert fts_rows() == Chunk.objects.count()
 
 
 def test_each_jurisdiction_routes_to_its_own_documents_and_those_above(corpus_workspace):

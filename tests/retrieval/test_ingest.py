@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 
 from ciq.services import workspace_get_or_create
 from retrieval import services
@@ -19,6 +18,7 @@ from retrieval.manifest import DocumentMetadata, ManifestError, default_metadata
 from retrieval.models import Chunk, Document
 from retrieval.services import collect_files, document_delete, document_ingest, documents_ingest
 from tests.conftest import SAMPLES_MANIFEST
+from tests.retrieval.fts_support import fts_match, fts_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -28,18 +28,6 @@ MINUTES_PDF = "municipal/us-or-rivergrove/minutes/2018-08-13-Minutes.pdf"
 PARK_HOURS = "municipal/us-or-rivergrove/ordinances/2011-Ord-80-2011-Park-Hours.md"
 
 
-def fts_rows() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM retrieval_chunk_fts")
-        return cursor.fetchone()[0]
-
-
-def fts_match(term: str) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM retrieval_chunk_fts WHERE retrieval_chunk_fts MATCH %s", [term]
-        )
-        return cursor.fetchone()[0]
 
 
 def cfr_section(samples_dir: Path, heading: str) -> list[str]:

@@ -1,19 +1,14 @@
 """Lexical index, jurisdiction filter and lanes on the ingested samples."""
 
 import pytest
-from django.db import connection
 
 from retrieval.index import SQLiteFTSIndex, match_expression
 from retrieval.models import Chunk, Document, Lane
 from retrieval.search import Budget, chunks_retrieve
+from tests.retrieval.fts_support import fts_rows
 
 pytestmark = pytest.mark.django_db
 
-
-def fts_rows() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT COUNT(*) FROM retrieval_chunk_fts")
-        return cursor.fetchone()[0]
 
 
 def test_a_dock_question_finds_the_docks_ordinance_first(demo_workspace):
@@ -151,7 +146,7 @@ def test_the_best_hit_has_similarity_equal_to_its_coverage_and_weak_hits_are_dro
     result = chunks_retrieve(question, workspace=demo_workspace, budget=Budget.flat(15))
     best = max(result.chunks, key=lambda c: c.bm25)
     terms = query_terms(question)
-    coverage = term_coverage(terms, index_get().idf(terms),
+    coverage = term_coverage(terms, index_get().idf(terms, workspace_id=demo_workspace.pk),
                              f"{best.document_title}\n{best.heading}\n{best.text}")
     assert best.similarity == pytest.approx(coverage, abs=1e-4)
     top = max(c.similarity for c in result.chunks)

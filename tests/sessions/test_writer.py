@@ -24,7 +24,8 @@ def request_for(workspace, question, mode="answer", jurisdictions=(), **kw) -> W
                              budget=Budget.for_mode(mode))
     return WriteRequest(question=question, mode=mode, chunks=result.chunks,
                         jurisdictions=jurisdictions,
-                        term_weights=index_get().idf(query_terms(question)), **kw)
+                        term_weights=index_get().idf(query_terms(question),
+                                                          workspace_id=workspace.pk), **kw)
 
 
 def words(text: str) -> str:
