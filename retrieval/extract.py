@@ -141,10 +141,8 @@ def oversize_reason(size: int) -> str:
     limit = settings.INGEST_MAX_FILE_BYTES
     if size <= limit:
         return ""
-    return (
-        f"file too large: {_megabytes(size)} over the {_megabytes(limit)} limit "
-        "(INGEST_MAX_FILE_BYTES)"
-    )
+    shown, allowed = sizes_shown(size, limit)
+    return f"file too large: {shown} over the {allowed} limit (INGEST_MAX_FILE_BYTES)"
 
 
 def decode_text_bytes(raw: bytes) -> str:
@@ -169,8 +167,20 @@ def _clean(text: str) -> str:
     return _CONTROL_RE.sub(" ", text)
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
+_MB = 1024 * 1024
+
+
+def sizes_shown(size: int, limit: int) -> tuple[str, str]:
+    """``size`` and ``limit`` (bytes) as people read them, different whenever the numbers
+    differ: "51.0 MB" and "50.0 MB" (1 MB = 1,048,576 bytes), two decimals when one
+    would round both alike, exact bytes ("52,428,801 bytes") when two would too. The one
+    formatter of every "over the limit" message (file, DOCX unpacked and XML part sizes,
+    workspace quota)."""
+    for digits in (1, 2):
+        shown = (f"{size / _MB:,.{digits}f} MB", f"{limit / _MB:,.{digits}f} MB")
+        if shown[0] != shown[1] or size == limit:
+            return shown
+    return f"{size:,} bytes", f"{limit:,} bytes"
 
 
 # --- HTML ---------------------------------------------------------------------------------
@@ -314,16 +324,16 @@ def docx_check(path: Path) -> None:
                     f"{settings.INGEST_MAX_ZIP_ENTRIES:,} limit (INGEST_MAX_ZIP_ENTRIES)")
             unpacked = sum(e.file_size for e in entries)
             if unpacked > settings.INGEST_MAX_UNPACKED_BYTES:
+                shown, allowed = sizes_shown(unpacked, settings.INGEST_MAX_UNPACKED_BYTES)
                 raise ExtractionError(
-                    f"DOCX unpacks to {_megabytes(unpacked)}, over the "
-                    f"{_megabytes(settings.INGEST_MAX_UNPACKED_BYTES)} limit "
+                    f"DOCX unpacks to {shown}, over the {allowed} limit "
                     "(INGEST_MAX_UNPACKED_BYTES): a zip bomb?")
             for entry in entries:
                 if (entry.filename.endswith((".xml", ".rels"))
                         and entry.file_size > settings.INGEST_MAX_XML_BYTES):
+                    shown, allowed = sizes_shown(entry.file_size, settings.INGEST_MAX_XML_BYTES)
                     raise ExtractionError(
-                        f"DOCX part {entry.filename[:80]} is {_megabytes(entry.file_size)}, "
-                        f"over the {_megabytes(settings.INGEST_MAX_XML_BYTES)} limit "
+                        f"DOCX part {entry.filename[:80]} is {shown}, over the {allowed} limit "
                         "(INGEST_MAX_XML_BYTES)")
             limit = settings.INGEST_MAX_DOCX_PARAGRAPHS
             count = 0

@@ -73,7 +73,8 @@ class IngestResult:
     ``status``: an :class:`IngestStatus` value. ``document``: the row written or found
     (``None`` only if even the failure could not be recorded). ``chunks``: the
     document's chunk count after ingest (0 when failed). ``error``: the reason of a
-    failure, for a person ("" otherwise). ``path``: the file as given. ``warning``: what
+    failure, for a person ("" otherwise). ``path``: the file as given, or the name it is
+    shown by (``document_ingest``'s ``shown_as``). ``warning``: what
     went wrong without failing the document (its chunks could not be embedded), "" if
     nothing.
     """
@@ -137,6 +138,7 @@ def document_ingest(
     path: Path,
     metadata: DocumentMetadata | None = None,
     source_path: str | None = None,
+    shown_as: str | None = None,
 ) -> IngestResult:
     """Load one file into ``workspace``: extract its text, chunk it, write the Document
     and its Chunks (and their rows in the workspace's FTS5 table) and keep a copy of the file in
@@ -145,7 +147,10 @@ def document_ingest(
     ``source_path`` is the document's key in the workspace (default: the file's absolute
     path). ``metadata``: title, jurisdiction, level, source type, citation label, last
     updated; ``None`` keeps the metadata of a document already at ``source_path`` and
-    gives a new one :func:`retrieval.manifest.default_metadata`.
+    gives a new one :func:`retrieval.manifest.default_metadata`. ``shown_as``: how the
+    messages name the file (default: ``path`` as given, the operator's own path); an
+    upload passes the name it was uploaded under, so no server path reaches the person
+    (issue 11) — a reason quoting the staged path shows that name instead.
 
     Outcomes (``IngestResult.status``): ``created``; ``unchanged`` when the workspace
     already holds these bytes (same sha256; no second copy is made; at the same
@@ -156,7 +161,7 @@ def document_ingest(
     Document at ``source_path`` then stays ready and untouched (its chunks, stored file
     and metadata), with ``error`` saying the new version was not loaded and why; any
     other Document at ``source_path`` (a new one if none) is marked ``failed`` with
-    ``error`` = reason and path, and holds no chunks. Nothing is raised for a bad file, whatever
+    ``error`` = "reason (file)", and holds no chunks. Nothing is raised for a bad file, whatever
     the parser raises on it (an unexpected exception is logged and becomes the reason
     "could not be read (TypeName: message)", at most 300 characters). Extraction and
     chunking run before the database transaction; the Document and all its Chunks are
@@ -167,7 +172,7 @@ def document_ingest(
     ``warning``. ``ImproperlyConfigured`` (e.g. no API key) is raised.
     """
     path = Path(path)
-    shown = str(path)
+    shown = shown_as or str(path)
     source_path = source_path or str(path.resolve())
     at_path = (
         Document.objects.filter(workspace=workspace, source_path=source_path).order_by("id").first()
@@ -178,7 +183,7 @@ def document_ingest(
         size = path.stat().st_size
         too_large = oversize_reason(size)
         if too_large:  # refused before a byte of it is read
-            return _record_failure(workspace=workspace, path=path, source_path=source_path,
+            return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
                                    metadata=metadata, at_path=at_path, sha256="", size=size,
                                    reason=too_large)
         sha256, size = _file_digest(path)
@@ -186,7 +191,7 @@ def document_ingest(
         reason = "file not found" if isinstance(exc, FileNotFoundError) else (
             f"cannot read file ({exc.strerror or exc})"
         )
-        return _record_failure(workspace=workspace, path=path, source_path=source_path,
+        return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256="", size=size,
                                reason=reason)
 
@@ -198,10 +203,11 @@ def document_ingest(
         if at_path is not None and at_path.pk != same.pk:
             # Chunk ids derive from the sha256: two documents with the same bytes would
             # share ids and make citations ambiguous.
+            other = same.source_path if shown_as is None else Path(same.source_path).name
             return _record_failure(
-                workspace=workspace, path=path, source_path=source_path, metadata=metadata,
-                at_path=at_path, sha256=sha256, size=size,
-                reason=f"same content as the already ingested {same.source_path}",
+                workspace=workspace, path=path, shown=shown, source_path=source_path,
+                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
+                reason=f"same content as the already ingested {other}",
             )
         if same.source_path != source_path:
             # Another path already holds these bytes: not a second copy, and not this
@@ -216,18 +222,18 @@ def document_ingest(
     try:  # in a child process, under the time and memory limits (retrieval/sandbox.py)
         extracted, spans = extract_bounded(path, work=_extract_and_chunk)
     except ExtractionError as exc:
-        return _record_failure(workspace=workspace, path=path, source_path=source_path,
+        return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
                                reason=exc.reason)
     except Exception as exc:  # a parser (bs4/lxml, pypdfium2, python-docx) choked on it
         logger.exception("ingest of %s failed while reading", path)
         return _record_failure(
-            workspace=workspace, path=path, source_path=source_path, metadata=metadata,
-            at_path=at_path, sha256=sha256, size=size,
+            workspace=workspace, path=path, shown=shown, source_path=source_path,
+            metadata=metadata, at_path=at_path, sha256=sha256, size=size,
             reason=_trim(f"could not be read ({type(exc).__name__}: {exc})"),
         )
     if not spans:
-        return _record_failure(workspace=workspace, path=path, source_path=source_path,
+        return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
                                reason="no text to index")
 
@@ -254,8 +260,8 @@ def document_ingest(
     except Exception as exc:  # one bad document must not stop a batch of hundreds
         logger.exception("ingest of %s failed while writing", path)
         return _record_failure(
-            workspace=workspace, path=path, source_path=source_path, metadata=metadata,
-            at_path=_refetch(at_path), sha256=sha256, size=size,
+            workspace=workspace, path=path, shown=shown, source_path=source_path,
+            metadata=metadata, at_path=_refetch(at_path), sha256=sha256, size=size,
             reason=_trim(f"could not be saved ({type(exc).__name__}: {exc})"),
         )
     return IngestResult(document=document, status=status, chunks=len(spans), error="",
@@ -579,6 +585,7 @@ def _record_failure(
     *,
     workspace: Workspace,
     path: Path,
+    shown: str,
     source_path: str,
     metadata: DocumentMetadata | None,
     at_path: Document | None,
@@ -591,10 +598,11 @@ def _record_failure(
     A document that is ready stays as it is — status, chunks, stored file, metadata —
     and only its ``error`` reports the refused new version: a bad re-upload (an
     encrypted file under the name of a good one) must never delete the good version.
+    ``shown`` names the file in ``error`` (see ``document_ingest``'s ``shown_as``).
     """
-    shown = str(path)
+    reason = _path_hidden(reason, path=path, shown=shown)
     if at_path is not None and at_path.status == Document.Status.READY:
-        message = f"new version not loaded, the previous one is kept: {reason} ({path.name})"
+        message = f"new version not loaded, the previous one is kept: {reason} ({Path(shown).name})"
         try:
             Document.objects.filter(pk=at_path.pk).update(error=message)
             at_path.error = message
@@ -626,6 +634,14 @@ def _record_failure(
         document = None
     return IngestResult(document=document, status=IngestStatus.FAILED, chunks=0, error=reason,
                         path=shown)
+
+
+def _path_hidden(reason: str, *, path: Path, shown: str) -> str:
+    """``reason`` with the file's path (as given and resolved) replaced by ``shown``: an
+    exception text may quote the staged server path of an upload."""
+    for full in sorted({str(path), str(path.resolve())}, key=len, reverse=True):
+        reason = reason.replace(full, shown)
+    return reason
 
 
 def _refetch(document: Document | None) -> Document | None:

@@ -30,8 +30,9 @@ def document_ingest_task(document_id: int, staged_path: str, metadata: dict) -> 
             **metadata,
             "last_updated": dt.date.fromisoformat(last_updated) if last_updated else None,
         })
+        # Messages name the file as uploaded, never by its staged server path (issue 11).
         result = document_ingest(workspace=document.workspace, path=staged, metadata=meta,
-                                 source_path=document.source_path)
+                                 source_path=document.source_path, shown_as=staged.name)
         return str(result.status)
     finally:
         shutil.rmtree(staged.parent, ignore_errors=True)

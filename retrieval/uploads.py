@@ -26,7 +26,7 @@ from django.db.models import Sum
 from django.utils.text import get_valid_filename
 
 from ciq.models import Workspace
-from retrieval.extract import SUPPORTED_SUFFIXES, oversize_reason
+from retrieval.extract import SUPPORTED_SUFFIXES, oversize_reason, sizes_shown
 from retrieval.manifest import DocumentMetadata, default_metadata
 from retrieval.models import Document, JurisdictionLevel
 
@@ -148,16 +148,13 @@ def quota_check(*, workspace: Workspace, uploads: Sequence[UploadedFile]) -> Non
             f"“{workspace.name}”, over the {settings.WORKSPACE_MAX_DOCUMENTS:,} allowed "
             "(WORKSPACE_MAX_DOCUMENTS); delete documents or ask an administrator.")
     if total > settings.WORKSPACE_MAX_BYTES and total > stored:
+        shown, allowed = sizes_shown(total, settings.WORKSPACE_MAX_BYTES)
         errors.append(
-            f"Workspace quota: this upload would make {_megabytes(total)} of files in "
-            f"“{workspace.name}”, over the {_megabytes(settings.WORKSPACE_MAX_BYTES)} allowed "
+            f"Workspace quota: this upload would make {shown} of files in "
+            f"“{workspace.name}”, over the {allowed} allowed "
             "(WORKSPACE_MAX_BYTES); delete documents or ask an administrator.")
     if errors:
         raise ValidationError(errors)
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):,.1f} MB"
 
 
 # File systems limit a name to 255 bytes; a long non-ASCII name (3 bytes a character in
