@@ -1,7 +1,11 @@
-"""Workspaces and memberships in the admin, and the read-only base of audit admins."""
+"""Workspaces and memberships in the admin, and the read-only base of audit admins.
+
+A staff user who is no superuser sees only their own workspaces (``ciq.admin_scoping``).
+"""
 
 from django.contrib import admin
 
+from ciq.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from ciq.models import Membership, Workspace
 
 
@@ -27,14 +31,16 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Workspace)
-class WorkspaceAdmin(admin.ModelAdmin):
+class WorkspaceAdmin(WorkspaceScopedAdmin, admin.ModelAdmin):
+    workspace_path = "pk"
+
     list_display = ["name", "created"]
     search_fields = ["name"]
     inlines = [MembershipInline]
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(WorkspaceScopedAdmin, admin.ModelAdmin):
     list_display = ["user", "workspace", "role", "created"]
-    list_filter = ["role", "workspace"]
+    list_filter = ["role", WorkspaceListFilter]
     search_fields = ["user__username", "workspace__name"]

@@ -3,12 +3,15 @@
 from django.contrib import admin
 
 from ciq.admin import ReadOnlyAdminMixin
+from ciq.admin_scoping import WorkspaceScopedAdmin
 from exports.models import ExportRecord
 
 
 @admin.register(ExportRecord)
-class ExportRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ExportRecordAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Every export (format, sha256, size, user, log head): view only."""
+
+    workspace_path = "session__workspace"
 
     list_display = ("created", "session", "format", "user", "size_bytes", "sha256")
     list_filter = ("format",)

@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from ciq.admin import ReadOnlyAdminMixin
+from ciq.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from retrieval.models import Chunk, ChunkVector, Document
 
 
@@ -20,10 +21,13 @@ def chunk_link(chunk: Chunk) -> str:
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(WorkspaceScopedAdmin, admin.ModelAdmin):
+    """Documents of the user's workspaces; a document's workspace is fixed once it
+    exists (``WorkspaceScopedAdmin.get_readonly_fields``)."""
+
     list_display = ["title", "workspace", "jurisdiction", "jurisdiction_level", "lane",
                     "source_type", "status", "last_updated", "updated"]
-    list_filter = ["status", "jurisdiction_level", "lane", "source_type", "workspace"]
+    list_filter = ["status", "jurisdiction_level", "lane", "source_type", WorkspaceListFilter]
     search_fields = ["title", "citation_label", "source_path", "sha256"]
     readonly_fields = ["sha256", "lane", "mime", "size_bytes", "page_count", "created", "updated",
                        "chunks_link"]
@@ -36,7 +40,9 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ChunkAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    workspace_path = "document__workspace"
+
     list_display = ["chunk_id", "document", "ordinal", "heading", "page_start", "token_count",
                     "jurisdiction", "lane"]
     list_filter = ["lane", "jurisdiction"]
@@ -51,11 +57,11 @@ class ChunkAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ChunkVector)
-class ChunkVectorAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ChunkVectorAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Stored embeddings: which chunks have a vector, from which model (read-only)."""
 
     list_display = ["chunk", "workspace", "model", "dims"]
-    list_filter = ["model", "workspace"]
+    list_filter = ["model", WorkspaceListFilter]
     list_select_related = ["chunk", "workspace"]
     exclude = ["vector"]
     show_full_result_count = False

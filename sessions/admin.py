@@ -15,6 +15,7 @@ from django.http import HttpResponse
 from django.utils.html import format_html, format_html_join
 
 from ciq.admin import ReadOnlyAdminMixin
+from ciq.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from exports.services import FORMATS, session_export
 from retrieval.admin import chunk_link
 from retrieval.models import Chunk
@@ -82,7 +83,13 @@ def export_action(fmt: str):
 
     @admin.action(description=f"Export selected sessions as {fmt.upper()}", permissions=["view"])
     def action(modeladmin, request, queryset):
-        return export_response(queryset.order_by("pk"), fmt, request.user)
+        # The queryset is the user's workspaces' (WorkspaceScopedAdmin): a selection of
+        # another firm's sessions arrives here empty, and gets no (empty) zip.
+        sessions = list(queryset.order_by("pk"))
+        if not sessions:
+            modeladmin.message_user(request, "No session to export.", messages.WARNING)
+            return None
+        return export_response(sessions, fmt, request.user)
 
     action.__name__ = f"export_{fmt}"
     return action
@@ -102,13 +109,13 @@ class LatestOutcomeFilter(admin.SimpleListFilter):
 
 
 @admin.register(ResearchSession)
-class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ResearchSessionAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Sessions for audit: coverage and contradiction rate of the latest turn in the
     list, the turns, the ledger and the event log on the page, a chain check action."""
 
     list_display = ["title", "user", "workspace", "mode", "verification_mode", "status", "outcome",
                     "coverage", "contradiction_rate", "created"]
-    list_filter = ["status", LatestOutcomeFilter, "mode", "verification_mode", "workspace",
+    list_filter = ["status", LatestOutcomeFilter, "mode", "verification_mode", WorkspaceListFilter,
                    ("user", admin.RelatedOnlyFieldListFilter), "created"]
     search_fields = ["title", "turns__question", "turns__answer_markdown"]
     list_select_related = ["workspace", "user"]
@@ -199,7 +206,9 @@ class ResearchSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Turn)
-class TurnAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class TurnAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    workspace_path = "session__workspace"
+
     list_display = ["__str__", "session", "index", "status", "outcome", "created"]
     list_filter = ["status", "outcome"]
     search_fields = ["question", "answer_markdown"]
@@ -208,14 +217,18 @@ class TurnAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Revision)
-class RevisionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class RevisionAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    workspace_path = "turn__session__workspace"
+
     list_display = ["turn", "cycle", "coverage", "created"]
     list_select_related = ["turn"]
 
 
 @admin.register(SessionEvent)
-class SessionEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class SessionEventAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """The event log is append-only: viewable, never editable."""
+
+    workspace_path = "session__workspace"
 
     list_display = ["session", "seq", "type", "created", "hash"]
     list_filter = ["type"]

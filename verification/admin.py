@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from ciq.admin import ReadOnlyAdminMixin
+from ciq.admin_scoping import WorkspaceScopedAdmin
 from retrieval.admin import chunk_link
 from verification.models import Claim, LedgerEntry
 
@@ -55,7 +56,9 @@ class ClaimInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 
 @admin.register(Claim)
-class ClaimAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ClaimAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    workspace_path = "turn__session__workspace"
+
     list_display = ["__str__", "turn", "revision", "index", "type", "verdict"]
     list_filter = ["type", "ledger__verdict"]
     search_fields = ["text"]
@@ -68,7 +71,9 @@ class ClaimAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class LedgerEntryAdmin(WorkspaceScopedAdmin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    workspace_path = "claim__turn__session__workspace"
+
     list_display = ["claim", "verdict", "score", "confidence", "level", "evidence_chunk_id"]
     list_filter = ["verdict", "level"]
     search_fields = ["claim__text", "snippet", "evidence_chunk_id"]
