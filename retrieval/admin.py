@@ -8,6 +8,7 @@ from django.utils.html import format_html
 from ciq.admin import ReadOnlyAdminMixin
 from ciq.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from retrieval.models import Chunk, ChunkVector, Document
+from retrieval.services import document_delete
 
 
 def chunk_link(chunk: Chunk) -> str:
@@ -32,6 +33,21 @@ class DocumentAdmin(WorkspaceScopedAdmin, admin.ModelAdmin):
     readonly_fields = ["sha256", "lane", "mime", "size_bytes", "page_count", "created", "updated",
                        "chunks_link"]
     list_select_related = ["workspace"]
+
+    def get_deleted_objects(self, objs, request):
+        """A document's chunks and vectors go with it, although their admins are
+        read-only (nobody deletes a chunk alone)."""
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request, obj):
+        """Through ``retrieval.services.document_delete``: the role rule, the audit event,
+        the stored file and the lexical index."""
+        document_delete(document=obj, user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for document in queryset:
+            document_delete(document=document, user=request.user)
 
     @admin.display(description="Chunks")
     def chunks_link(self, document):

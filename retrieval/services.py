@@ -33,7 +33,9 @@ from django.conf import settings
 from django.core.files import File
 from django.db import models, transaction
 
-from ciq.models import Workspace
+from ciq.models import AuditEvent, Workspace
+from ciq.permissions import Action, permission_require
+from ciq.services import audit_record
 from retrieval.chunking import chunk_id_for, chunk_text
 from retrieval.dense import embedding_text, vectors_store
 from retrieval.embedders import Embedder, EmbeddingError, embedder_get, embedder_require
@@ -350,11 +352,18 @@ def collect_files(paths: Sequence[Path]) -> CollectedFiles:
     )
 
 
-def document_delete(*, document: Document) -> None:
-    """Delete ``document``: its chunks and vectors go by cascade (and leave the lexical
-    index through ``retrieval.signals``); the stored file copy, and with ``CIQ_INDEX=pinecone`` the chunks'
-    Pinecone vectors, are removed once the transaction commits."""
+def document_delete(*, document: Document, user=None) -> None:
+    """Delete ``document`` and record it (``AuditEvent`` ``document_deleted``): its chunks
+    and vectors go by cascade (and leave the lexical index through ``retrieval.signals``);
+    the stored file copy, and with ``CIQ_INDEX=pinecone`` the chunks' Pinecone vectors,
+    are removed once the transaction commits. ``user``: who deletes (None: an operator's
+    command). Raises ``PermissionDenied`` when ``user``'s role may not delete documents
+    (``ciq.permissions``: admins and owners may)."""
+    permission_require(user=user, workspace=document.workspace, action=Action.DELETE_DOCUMENT)
     with transaction.atomic():
+        audit_record(workspace=document.workspace, actor=user, action=AuditEvent.Action.DOCUMENT_DELETED,
+                     target=document.title, document_id=document.pk, source_path=document.source_path,
+                     sha256=document.sha256, chunks=document.chunks.count())
         _delete_file_on_commit(document.file.name)
         _pinecone_sync_on_commit(workspace_id=document.workspace_id,
                                  removed=_chunk_ids(document))

@@ -26,6 +26,7 @@ from django.db.models import Sum
 from django.utils.text import get_valid_filename
 
 from ciq.models import Workspace
+from ciq.permissions import Action, permission_require
 from retrieval.extract import SUPPORTED_SUFFIXES, oversize_reason, sizes_shown
 from retrieval.manifest import DocumentMetadata, default_metadata
 from retrieval.models import Document, JurisdictionLevel
@@ -77,15 +78,17 @@ def metadata_for(name: str, *, title: str = "", jurisdiction: str = "",
 
 
 def documents_upload(*, workspace: Workspace, uploads: Sequence[UploadedFile],
-                     metadata: dict | None = None) -> list[Document]:
+                     metadata: dict | None = None, user=None) -> list[Document]:
     """Check every file, stage them and queue their ingest; returns one Document per
     file: new ones pending, a file name already in the workspace its existing document
     (replaced or kept by the ingest, as ``document_ingest`` decides).
 
     ``metadata``: keyword arguments of :func:`metadata_for` shared by all the files
     (a title is used only for a single file). Raises ``ValidationError`` listing every
-    bad file before anything is staged or written.
+    bad file before anything is staged or written, and ``PermissionDenied`` when
+    ``user``'s role may not upload (``ciq.permissions``; None: an operator's command).
     """
+    permission_require(user=user, workspace=workspace, action=Action.UPLOAD)
     metadata = dict(metadata or {})
     if len(uploads) > 1:
         metadata.pop("title", None)

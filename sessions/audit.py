@@ -83,7 +83,9 @@ def turn_record(turn: Turn) -> dict:
             "jurisdictions": session.jurisdictions, "created": _iso(session.created),
         },
         "turn": {**{name: getattr(row, name) for name in _TURN_FIELDS},
-                 "created": _iso(row.created), "completed": _iso(row.completed)},
+                 "created": _iso(row.created), "completed": _iso(row.completed),
+                 # only when known, so the digests of turns sealed before the field hold
+                 **({"asked_by": row.asked_by_id} if row.asked_by_id else {})},
         "revisions": [{"cycle": r.cycle, "text": r.text, "coverage": r.coverage}
                       for r in row.revisions.order_by("cycle")],
         "claims": [{

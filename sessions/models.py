@@ -56,6 +56,13 @@ class Turn(models.Model):
     session = models.ForeignKey(ResearchSession, on_delete=models.CASCADE, related_name="turns")
     index = models.PositiveIntegerField()
     question = models.TextField()
+    # Who asked this turn: the session's owner, or a colleague's follow-up (None for
+    # turns asked from the command line without --user, and turns older than the field).
+    asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+    # When recovery queued the run again after its first task was lost
+    # (``sessions.recovery.runs_recover``): a second loss ends the turn in error.
+    requeued_at = models.DateTimeField(null=True, blank=True)
     answer_markdown = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
     outcome = models.CharField(

@@ -1,12 +1,21 @@
-"""Recovery of runs that stopped without finishing (a worker killed mid-run, a queue
-with no worker): such turns stay ``pending`` or ``processing`` for ever unless someone
-ends them. Pages and the websocket consumer call :func:`turns_stalled_fail` for the
-session they show, so a stalled run ends with an ``error`` event like any other failure.
+"""Recovery of runs that stopped without finishing (a worker killed mid-run, a task
+lost): such turns would stay ``pending`` or ``processing`` for ever. A periodic job,
+``manage.py recover --every 60`` (the ``recover`` process of the Procfile), calls
+:func:`runs_recover`, never a page read:
+
+- a **pending** turn that no worker took within the stall timeout is queued once more
+  (``Turn.requeued_at``; ``turn_run_task`` claims a turn once, so a duplicate is harmless);
+- a turn still unfinished after that, or one that stopped while **processing** (its
+  worker died mid-run), ends in error with an ``error`` event (code ``stalled``) like any
+  other failure, keeping what the run completed. A run that died mid-way is not run
+  again: its events are already in the session's log, and a second run would repeat
+  them under the same turn.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from django.conf import settings
 from django.db import transaction
@@ -15,6 +24,8 @@ from django.utils import timezone
 from sessions.audit import turn_seal
 from sessions.events import EventLog
 from sessions.models import EventType, ResearchSession, RunStatus, Turn
+
+logger = logging.getLogger(__name__)
 
 UNFINISHED = (RunStatus.PENDING, RunStatus.PROCESSING)
 
@@ -40,13 +51,9 @@ def turns_stalled_fail(*, session: ResearchSession, now: dt.datetime | None = No
     """
     now = now or timezone.now()
     timeout = timeout or stall_timeout()
+    if not _stalled(session, now, timeout):
+        return []
     unfinished = list(session.turns.filter(status__in=UNFINISHED).order_by("index"))
-    if not unfinished:
-        return []
-    last_event = session.events.order_by("-seq").values_list("created", flat=True).first()
-    latest = max([t.created for t in unfinished] + ([last_event] if last_event else []))
-    if now - latest < timeout:
-        return []
     minutes = round(timeout.total_seconds() / 60)
     message = (f"The run stopped without finishing (no progress for {minutes} minute(s)); "
                "ask the question again.")
@@ -67,3 +74,43 @@ def turns_stalled_fail(*, session: ResearchSession, now: dt.datetime | None = No
         turn_seal(turn=turn)
         ended.append(turn)
     return ended
+
+
+def runs_recover(*, now: dt.datetime | None = None, timeout: dt.timedelta | None = None) -> dict[str, int]:
+    """Recover every workspace's stalled runs (see the module docstring); returns
+    ``{"requeued": n, "failed": n}``. One query finds the sessions with unfinished
+    turns; each stalled one costs a few queries. Never raises for one session's failure
+    (it is logged and the others go on)."""
+    from sessions.tasks import turn_run_task  # the task module imports the pipeline
+
+    now = now or timezone.now()
+    timeout = timeout or stall_timeout()
+    counts = {"requeued": 0, "failed": 0}
+    sessions = ResearchSession.objects.filter(turns__status__in=UNFINISHED).distinct()
+    for session in sessions:
+        try:
+            if not _stalled(session, now, timeout):
+                continue
+            fresh = list(session.turns.filter(status=RunStatus.PENDING, requeued_at=None))
+            if fresh:
+                for turn in fresh:
+                    if Turn.objects.filter(pk=turn.pk, status=RunStatus.PENDING, requeued_at=None) \
+                            .update(requeued_at=now):
+                        turn_run_task.enqueue(turn.pk)
+                        counts["requeued"] += 1
+                continue
+            counts["failed"] += len(turns_stalled_fail(session=session, now=now, timeout=timeout))
+        except Exception:
+            logger.exception("recovery of session %s failed", session.pk)
+    return counts
+
+
+def _stalled(session: ResearchSession, now: dt.datetime, timeout: dt.timedelta) -> bool:
+    """Whether neither the session's last event nor any unfinished turn's creation (or
+    requeue) is more recent than ``timeout``."""
+    unfinished = [requeued or created for created, requeued in
+                  session.turns.filter(status__in=UNFINISHED).values_list("created", "requeued_at")]
+    if not unfinished:
+        return False
+    last_event = session.events.order_by("-seq").values_list("created", flat=True).first()
+    return now - max(unfinished + ([last_event] if last_event else [])) >= timeout

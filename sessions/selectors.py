@@ -88,6 +88,7 @@ def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
         "workspace": session.workspace.name,
         "turn": turn.index,
         "question": turn.question,
+        "asked_by": turn.asked_by.get_username() if turn.asked_by_id else None,
         "mode": session.mode,
         "verification_mode": session.verification_mode,
         "jurisdictions": session.jurisdictions,

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ciq.models import Workspace
+from ciq.permissions import Action, permission_require
 from retrieval.selectors import jurisdictions_known
 from sessions.events import EventLog
 from sessions.models import EventType, Mode, ResearchSession, RunStatus, Turn, VerificationMode
@@ -69,8 +70,11 @@ def session_create(
     """Create a session with its first (pending) turn and its ``session_created`` event.
 
     Raises ``ValidationError`` for an empty or oversized question, an unknown mode or
-    verification mode, or unknown jurisdictions; nothing is written then.
+    verification mode, or unknown jurisdictions, and ``PermissionDenied`` when ``user``'s
+    role may not ask (``ciq.permissions``; ``user`` None: an operator's command); nothing
+    is written then.
     """
+    permission_require(user=user, workspace=workspace, action=Action.ASK)
     question = question_clean(question)
     if mode not in Mode.values:
         raise ValidationError({"mode": f"Unknown mode {mode!r}: use {' or '.join(Mode.values)}."})
@@ -90,15 +94,18 @@ def session_create(
         EventType.SESSION_CREATED, title=session.title, mode=mode,
         verification_mode=verification_mode, jurisdictions=codes, workspace=workspace.pk,
     )
-    return Turn.objects.create(session=session, index=1, question=question)
+    return Turn.objects.create(session=session, index=1, question=question, asked_by=user)
 
 
 @transaction.atomic
-def turn_create(*, session: ResearchSession, question: str) -> Turn:
-    """Add a pending follow-up turn to ``session``. Raises ``ValidationError`` for a bad question."""
+def turn_create(*, session: ResearchSession, question: str, user=None) -> Turn:
+    """Add a pending follow-up turn to ``session``, asked by ``user`` (a colleague's
+    follow-up is recorded as theirs). Raises ``ValidationError`` for a bad question and
+    ``PermissionDenied`` when ``user``'s role may not ask."""
+    permission_require(user=user, workspace=session.workspace, action=Action.ASK)
     question = question_clean(question)
     last = session.turns.order_by("-index").values_list("index", flat=True).first() or 0
-    return Turn.objects.create(session=session, index=last + 1, question=question)
+    return Turn.objects.create(session=session, index=last + 1, question=question, asked_by=user)
 
 
 class TurnRunning(ValidationError):
@@ -119,19 +126,21 @@ def session_start(**kwargs) -> Turn:
         return turn_start(session_create(**kwargs))
 
 
-def followup_start(*, session: ResearchSession, question: str) -> Turn:
+def followup_start(*, session: ResearchSession, question: str, user=None) -> Turn:
     """Add a follow-up turn to ``session`` and queue its run on commit (the pipeline
     merges the earlier turns' context); returns the pending turn.
 
     The session row is locked for the check, so two follow-ups at once cannot both
-    start. Raises :class:`TurnRunning` while another turn is pending or running, and
-    ``ValidationError`` keyed ``question`` for a bad question.
+    start. ``user``: who asks (recorded on the turn; None: an operator's command). Raises
+    :class:`TurnRunning` while another turn is pending or running, ``ValidationError``
+    keyed ``question`` for a bad question, and ``PermissionDenied`` when ``user``'s role
+    may not ask.
     """
     with transaction.atomic():
         session = ResearchSession.objects.select_for_update().get(pk=session.pk)
         if session.turns.filter(status__in=[RunStatus.PENDING, RunStatus.PROCESSING]).exists():
             raise TurnRunning()
-        return turn_start(turn_create(session=session, question=question))
+        return turn_start(turn_create(session=session, question=question, user=user))
 
 
 def turn_start(turn: Turn) -> Turn:

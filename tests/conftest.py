@@ -62,7 +62,7 @@ def owner(db, demo_workspace, django_user_model):
     from ciq.services import membership_add
 
     user = django_user_model.objects.create_user("owner", password="pw-owner-123")
-    membership_add(user=user, workspace=demo_workspace, role=Membership.Role.ADMIN)
+    membership_add(user=user, workspace=demo_workspace, role=Membership.Role.OWNER)
     return user
 
 

@@ -16,7 +16,7 @@ def test_a_member_sees_their_workspaces_with_their_role(owner, member, other_wor
         body = api.get("/api/v1/workspaces/").json()
     assert [(w["name"], w["role"]) for w in body["results"]] == [("Demo", "member"), ("Other firm", "member")]
     owned = token_client(owner).get("/api/v1/workspaces/").json()["results"]
-    assert [(w["name"], w["role"]) for w in owned] == [("Demo", "admin")]
+    assert [(w["name"], w["role"]) for w in owned] == [("Demo", "owner")]
 
 
 def test_an_outsider_sees_only_their_own_firm(outsider):

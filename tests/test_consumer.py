@@ -351,3 +351,27 @@ async def test_a_member_still_in_the_workspace_keeps_streaming_the_next_turn(wor
     messages = await receive_until(communicator, "generation_complete")
     assert {m["turn"] for m in messages} == {2}
     await communicator.disconnect()
+
+
+async def test_a_viewer_watches_but_cannot_ask_and_a_colleagues_follow_up_is_theirs(world, django_user_model):
+    from ciq.models import Membership
+    from ciq.services import membership_add
+
+    session = world["session"]
+    viewer = await sync_to_async(django_user_model.objects.create_user)("viewer", password="pw-viewer-123")
+    await sync_to_async(lambda: membership_add(user=viewer, workspace=session.workspace,
+                                               role=Membership.Role.VIEWER))()
+    communicator, connected = await open_socket(session.pk, user=viewer, after=10_000)
+    assert connected
+    await communicator.send_json_to({"type": "ask", "question": "What fees apply to a dock?"})
+    reply = await communicator.receive_json_from()
+    assert reply["type"] == "ask_rejected" and "(viewer)" in reply["errors"]["role"][0]
+    assert await sync_to_async(session.turns.count)() == 1
+    await communicator.disconnect()
+
+    communicator, _ = await open_socket(session.pk, user=world["colleague"], after=10_000)
+    await communicator.send_json_to({"type": "ask", "question": "What fees apply to a dock?"})
+    assert (await communicator.receive_json_from())["type"] == "ask_accepted"
+    await communicator.disconnect()
+    turn = await sync_to_async(session.turns.select_related("asked_by").get)(index=2)
+    assert turn.asked_by == world["colleague"]

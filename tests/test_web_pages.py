@@ -319,10 +319,14 @@ def test_a_stalled_turn_ends_in_error_with_an_event(demo_workspace, owner):
     assert turns_stalled_fail(session=session, now=later) == []  # once only
 
 
-def test_session_page_ends_stalled_turns(owner_client, demo_workspace, owner):
+def test_reading_a_session_page_changes_no_turn(owner_client, demo_workspace, owner):
+    """Recovery is a periodic job (``manage.py recover``, tests/test_recovery.py), never a
+    side effect of a page read."""
     turn = session_create(workspace=demo_workspace, user=owner, question="Docks?")
     Turn.objects.filter(pk=turn.pk).update(created=timezone.now() - dt.timedelta(hours=1))
     SessionEvent.objects.filter(session=turn.session).update(
         created=timezone.now() - dt.timedelta(hours=1))
     html = owner_client.get(reverse("session", args=[turn.session_id])).content.decode()
-    assert 'data-status="error"' in html and "stopped without finishing" in html
+    assert 'data-status="pending"' in html
+    turn.refresh_from_db()
+    assert turn.status == RunStatus.PENDING

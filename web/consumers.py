@@ -7,7 +7,8 @@ access ended while the socket was open (logged out, deactivated, password change
 removed from the workspace).
 A client may send ``{"type": "ask", "question": "..."}`` to start a follow-up turn;
 the reply is ``{"type": "ask_accepted", "turn", "question"}`` or
-``{"type": "ask_rejected", "errors": {field: [messages]}}`` (replies carry no seq).
+``{"type": "ask_rejected", "errors": {field: [messages]}}`` (replies carry no seq); a
+viewer's ask is rejected under ``role`` (``ciq.permissions``) and the socket stays open.
 
 Access is checked again before every incoming message is acted on and before events
 are forwarded: always for a message, an event of a turn later than the last checked
@@ -24,14 +25,13 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Max
 from django.http import Http404
 from django.utils.crypto import constant_time_compare
 
 from ciq.selectors import workspace_list_for_user
 from sessions.events import session_group
-from sessions.recovery import turns_stalled_fail
 from sessions.selectors import session_get_for_user
 from sessions.services import followup_start
 from web.tail import BATCH, SessionTail, events_after
@@ -43,13 +43,12 @@ UNKNOWN_MESSAGE = 'Unknown message: send {"type": "ask", "question": "..."}.'
 
 
 def _session_open(user, session_id: int):
-    """``(session, latest turn index)`` if ``user`` may see the session (after ending
-    stalled turns), else ``None``."""
+    """``(session, latest turn index)`` if ``user`` may see the session, else ``None``
+    (stalled runs are ended by ``manage.py recover``, not here)."""
     try:
         session = session_get_for_user(user=user, session_id=session_id)
     except Http404:
         return None
-    turns_stalled_fail(session=session)
     return session, session.turns.aggregate(latest=Max("index"))["latest"] or 0
 
 
@@ -197,9 +196,13 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         question = content.get("question")
         try:
             turn = await database_sync_to_async(followup_start)(
-                session=self.session, question=question if isinstance(question, str) else ""
+                session=self.session, question=question if isinstance(question, str) else "",
+                user=self.scope["user"],
             )
         except ValidationError as exc:
             await self.send_json({"type": "ask_rejected", "errors": exc.message_dict})
+            return
+        except PermissionDenied as exc:  # a viewer may watch, not ask
+            await self.send_json({"type": "ask_rejected", "errors": {"role": [str(exc)]}})
             return
         await self.send_json({"type": "ask_accepted", "turn": turn.index, "question": turn.question})

@@ -135,6 +135,8 @@ class TurnSerializer(serializers.Serializer):
 
     turn = serializers.IntegerField(help_text="Turn number, 1 for the first question.")
     question = serializers.CharField()
+    asked_by = serializers.CharField(
+        allow_null=True, help_text="Username of who asked this turn (a colleague's follow-up is theirs).")
     status = serializers.ChoiceField(choices=RunStatus.choices)
     error = serializers.CharField()
     outcome = serializers.ChoiceField(

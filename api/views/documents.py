@@ -43,7 +43,8 @@ class DocumentListView(generics.ListAPIView):
         form.is_valid(raise_exception=True)
         metadata = {k: v for k, v in form.validated_data.items() if k not in ("workspace", "files")}
         documents = documents_upload(workspace=form.validated_data["workspace"],
-                                     uploads=form.validated_data["files"], metadata=metadata)
+                                     uploads=form.validated_data["files"], metadata=metadata,
+                                     user=request.user)
         return Response(DocumentSerializer(documents, many=True).data, status=status.HTTP_201_CREATED)
 
 
@@ -59,4 +60,4 @@ class DocumentDetailView(generics.RetrieveDestroyAPIView):
         )
 
     def perform_destroy(self, instance):
-        document_delete(document=instance)
+        document_delete(document=instance, user=self.request.user)

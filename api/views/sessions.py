@@ -92,7 +92,7 @@ class TurnCreateView(APIView):
         form = FollowUpSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            turn = followup_start(session=session, question=form.validated_data["query"])
+            turn = followup_start(session=session, question=form.validated_data["query"], user=request.user)
         except TurnRunning as exc:
             raise Conflict("The previous turn is still running; ask again when it is done.") from exc
         return started(request, turn)

@@ -220,9 +220,12 @@ AUDIT_HEADS_FILE = env.path("AUDIT_HEADS_FILE", default=str(VAR_DIR / "audit" / 
 # --- Pipeline -----------------------------------------------------------------------------
 # Longest question accepted, in characters; longer input is refused with a clear error.
 MAX_QUESTION_CHARS = env.int("MAX_QUESTION_CHARS", default=4000)
-# A run with no new event for this long (worker killed, no worker) is ended as stalled
-# when its session is opened (sessions/recovery.py).
+# A run with no new event for this long (worker killed, task lost) is queued once more
+# or ended as stalled by `manage.py recover` (sessions/recovery.py).
 STALLED_TURN_MINUTES = env.int("STALLED_TURN_MINUTES", default=10)
+# An ingest task still running after this many seconds lost its worker (the parser is
+# killed at INGEST_TIMEOUT_SECONDS; a minute more for writing the chunks): retrieval.recovery.
+INGEST_STALL_SECONDS = env.float("INGEST_STALL_SECONDS", default=2 * INGEST_TIMEOUT_SECONDS + 60)
 # Role backends (DESIGN.md §1): the embedded default needs no keys and no network.
 CIQ_WRITER = env("CIQ_WRITER", default="extractive")
 CIQ_SKEPTIC = env("CIQ_SKEPTIC", default="rules")

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from ciq.permissions import capabilities
 from ciq.selectors import workspace_get_for_user
 from retrieval.selectors import jurisdictions_known
 from sessions.services import session_start
@@ -31,6 +32,6 @@ def ask(request: HttpRequest, workspace_id: int) -> HttpResponse:
         else:
             return redirect("session", turn.session_id)
     return render(request, "web/ask.html", {
-        "workspace": workspace, "form": form,
+        "workspace": workspace, "form": form, "can": capabilities(user=request.user, workspace=workspace),
         "known_jurisdictions": sorted(jurisdictions_known(workspace=workspace) - {"private"}),
     }, status=400 if form.errors else 200)

@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from ciq.permissions import Action, capabilities, permission_require
 from ciq.selectors import workspace_get_for_user
 from retrieval.models import Document
 from retrieval.selectors import document_get_for_user, document_list
@@ -26,11 +27,13 @@ def document_list_view(request: HttpRequest, workspace_id: int) -> HttpResponse:
     form keeps its values."""
     workspace = workspace_get_for_user(user=request.user, workspace_id=workspace_id)
     workspace_remember(request, workspace)
+    if request.method == "POST":
+        permission_require(user=request.user, workspace=workspace, action=Action.UPLOAD)
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
             uploaded = documents_upload(workspace=workspace, uploads=form.cleaned_data["files"],
-                                        metadata=form.metadata())
+                                        metadata=form.metadata(), user=request.user)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
@@ -39,6 +42,7 @@ def document_list_view(request: HttpRequest, workspace_id: int) -> HttpResponse:
             return redirect("documents", workspace.pk)
     return render(request, "web/documents/list.html", {
         "workspace": workspace, "form": form, "documents": document_list(workspace=workspace),
+        "can": capabilities(user=request.user, workspace=workspace),
     }, status=400 if form.errors else 200)
 
 
@@ -66,6 +70,7 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     document = document_get_for_user(user=request.user, document_id=document_id)
     return render(request, "web/documents/detail.html", {
         "workspace": document.workspace, "document": document,
+        "can": capabilities(user=request.user, workspace=document.workspace),
         "chunks": document.chunks.order_by("ordinal"),
     })
 
@@ -73,12 +78,14 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def document_delete_view(request: HttpRequest, document_id: int) -> HttpResponse:
-    """GET: ask for confirmation. POST: delete the document and its chunks."""
+    """GET: ask for confirmation. POST: delete the document and its chunks. 403 for a
+    role that may not delete documents (``ciq.permissions``)."""
     document = document_get_for_user(user=request.user, document_id=document_id)
     workspace = document.workspace
+    permission_require(user=request.user, workspace=workspace, action=Action.DELETE_DOCUMENT)
     if request.method == "POST":
         title = document.title
-        document_delete(document=document)
+        document_delete(document=document, user=request.user)
         messages.success(request, f"Deleted “{title}”.")
         return redirect("documents", workspace.pk)
     return render(request, "web/documents/confirm_delete.html",

@@ -9,8 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from ciq.permissions import capabilities
 from ciq.selectors import workspace_get_for_user
-from sessions.recovery import turns_stalled_fail
 from sessions.selectors import session_get_for_user, session_history_for_user
 from sessions.services import followup_start
 from web.forms import FollowupForm, SessionSearchForm
@@ -39,8 +39,7 @@ def session_list(request: HttpRequest, workspace_id: int) -> HttpResponse:
 
 def _session_context(request: HttpRequest, session_id: int, followup_form=None) -> dict:
     session = session_get_for_user(user=request.user, session_id=session_id)
-    turns_stalled_fail(session=session)
-    turns = list(session.turns.order_by("index"))
+    turns = list(session.turns.select_related("asked_by").order_by("index"))
     events, last_seq = session_events_by_turn(session=session)
     return {
         "workspace": session.workspace,
@@ -49,6 +48,7 @@ def _session_context(request: HttpRequest, session_id: int, followup_form=None) 
         "after": replay_after(turns=turns, events=events, last_seq=last_seq),
         "followup_form": followup_form or FollowupForm(),
         "export_formats": EXPORT_FORMATS,
+        "can": capabilities(user=request.user, workspace=session.workspace),
     }
 
 
@@ -71,7 +71,7 @@ def session_followup(request: HttpRequest, session_id: int) -> HttpResponse:
     form = FollowupForm(request.POST)
     if form.is_valid():
         try:
-            followup_start(session=session, question=form.cleaned_data["question"])
+            followup_start(session=session, question=form.cleaned_data["question"], user=request.user)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:

@@ -39,7 +39,7 @@ class Command(BaseCommand):
             password = password or secrets.token_urlsafe(12)
             user = users.objects.create_user(username, password=password)
         space = workspace_get_or_create(name=workspace)
-        membership_add(user=user, workspace=space, role=Membership.Role.ADMIN)
+        membership_add(user=user, workspace=space, role=Membership.Role.OWNER)
         if not no_samples and not Document.objects.filter(workspace=space).exists():
             samples = Path(settings.BASE_DIR) / "samples"
             summary = documents_ingest(workspace=space, paths=[samples],
