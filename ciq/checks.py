@@ -83,3 +83,18 @@ def dense_retrieval_check(app_configs=None, **kwargs) -> list[checks.CheckMessag
         problems.append(("CIQ_INDEX=pinecone needs PINECONE_API_KEY and PINECONE_HOST (or PINECONE_INDEX).",
                          "Set them in the environment."))
     return [checks.Error(message, hint=hint, id="ciq.E003") for message, hint in problems]
+
+
+@checks.register()
+def citation_style_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """An ``Error`` (ciq.E004) when ``CITATION_STYLE`` names no style of
+    ``retrieval.pinpoint.CitationStyle`` (unset means "bluebook"); else every page
+    showing a source would fail."""
+    from retrieval.pinpoint import CitationStyle
+
+    style = getattr(settings, "CITATION_STYLE", CitationStyle.BLUEBOOK)
+    if style in CitationStyle.values:
+        return []
+    return [checks.Error(f"CITATION_STYLE={style!r} names no citation style.",
+                         hint="Choose one of: " + ", ".join(CitationStyle.values) + ".",
+                         id="ciq.E004")]

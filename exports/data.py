@@ -52,7 +52,7 @@ def _chunks_cited(turns: list[dict]) -> list[dict]:
                 "turns": [turn["turn"]],
                 **{k: source.get(k) for k in (
                     "document_title", "citation_label", "jurisdiction", "jurisdiction_level",
-                    "lane", "heading", "page_start", "page_end", "text")},
+                    "lane", "heading", "page_start", "page_end", "pinpoint", "text")},
             }
     return list(cited.values())
 

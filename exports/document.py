@@ -59,12 +59,17 @@ class Note:
     label: str
     pages: str
     snippet: str
+    pinpoint: str = ""  # "12 CFR § 1006.8", "Hosting Agreement § 7.2, p. 4"
+
+    @property
+    def cite(self) -> str:
+        """The pinpoint citation (it holds the pages), else "Label, p. 3"."""
+        return self.pinpoint or ", ".join(p for p in (self.label, self.pages) if p)
 
     @property
     def reference(self) -> str:
-        """"Title — Label, p. 3" (the parts that exist)."""
-        head = " — ".join(p for p in (self.title, self.label) if p)
-        return ", ".join(p for p in (head, self.pages) if p)
+        """"Title — 12 CFR § 1006.8" (the parts that exist)."""
+        return " — ".join(p for p in (self.title, self.cite) if p)
 
 
 @dataclass(frozen=True)
@@ -233,19 +238,23 @@ def _notes(data: dict) -> dict[str, Note]:
             else f"Unknown source (chunk {c['chunk_id']})",
             label=one_line(c["citation_label"]), pages=page_label(c["page_start"], c["page_end"]),
             snippet=_clip(one_line(snippets.get(c["chunk_id"]) or c["text"]), SNIPPET_CHARS),
+            pinpoint=one_line(c.get("pinpoint")),
         )
         for c in data["chunks_cited"]
     }
 
 
 def _source(chunk_id: str, turn: dict, notes: dict[str, Note]) -> str:
-    """The ledger's source cell: "[3] Label, p. 2", a label or title, or "—"."""
+    """The ledger's source cell: "[3] 12 CFR § 1006.8" (the note's pinpoint citation), a
+    pinpoint, label or title, or "—"."""
     if not chunk_id:
         return "—"
     if chunk_id in notes:
         note = notes[chunk_id]
-        return ", ".join(p for p in (f"[{note.number}] {note.label or note.title}", note.pages) if p)
+        return f"[{note.number}] {note.cite or note.title}"
     source = next((s for s in turn["sources"] if s["chunk_id"] == chunk_id), {})
+    if source.get("pinpoint"):
+        return one_line(source["pinpoint"])
     name = one_line(source.get("citation_label") or source.get("document_title")) or chunk_id
     return ", ".join(p for p in (name, page_label(source.get("page_start"), source.get("page_end"))) if p)
 

@@ -43,6 +43,7 @@ from ciq.text import content_terms
 from retrieval.index import ChunkIndex, Hit, index_get, query_terms
 from retrieval.jurisdiction import statewide_jurisdictions
 from retrieval.models import Chunk, Lane
+from retrieval.pinpoint import pinpoint_label
 from retrieval.question import QuestionAnalysis
 from retrieval.relevance import sentence_relevance
 
@@ -125,10 +126,19 @@ class RetrievedChunk:
     score: float = 0.0
     rank: int = 0
 
+    @property
+    def pinpoint(self) -> str:
+        """Pinpoint citation of the chunk (``retrieval.pinpoint``): "12 CFR § 1006.8"."""
+        return pinpoint_label(citation_label=self.citation_label, title=self.document_title,
+                              jurisdiction_level=self.jurisdiction_level, heading=self.heading,
+                              page_start=self.page_start, page_end=self.page_end)
+
     def as_source(self) -> dict:
-        """JSON snapshot stored on the turn (``Turn.sources``)."""
+        """JSON snapshot stored on the turn (``Turn.sources``): the fields and the
+        ``pinpoint`` (snapshots written before issue 13 lack it)."""
         data = asdict(self)
         data["last_updated"] = self.last_updated.isoformat() if self.last_updated else None
+        data["pinpoint"] = self.pinpoint
         return data
 
 

@@ -20,7 +20,7 @@ import statistics
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from django.conf import settings
 from django.db import transaction
@@ -399,6 +399,7 @@ class TurnRun:
                         cycle=number, turn=turn.index,
                         title=source.document_title if source else "",
                         citation_label=source.citation_label if source else "",
+                        pinpoint=source.pinpoint if source else "",
                         known=source is not None,
                     )
 
@@ -637,11 +638,13 @@ def earlier_cited_chunks(
     live = dict(Chunk.objects.filter(document__workspace=workspace, chunk_id__in=wanted)
                 .values_list("chunk_id", "pk"))
     carried = []
+    # A snapshot holds derived keys too (``pinpoint``, issue 13): keep the fields only.
+    names = {f.name for f in fields(RetrievedChunk)}
     for chunk_id, source in wanted.items():
         if chunk_id in live:
             updated = source["last_updated"]
             carried.append(RetrievedChunk(**{
-                **source, "chunk_pk": live[chunk_id],
+                **{k: v for k, v in source.items() if k in names}, "chunk_pk": live[chunk_id],
                 "last_updated": dt.date.fromisoformat(updated) if updated else None,
             }))
     return carried[:room]

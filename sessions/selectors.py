@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 
 from ciq.models import Workspace
 from ciq.selectors import workspace_list_for_user
+from retrieval.pinpoint import pinpoint_label
 from sessions.events import event_message
 from sessions.models import ResearchSession, Turn
 from verification.citations import citation_numbers
@@ -77,11 +78,29 @@ def turn_ledger(*, turn: Turn) -> QuerySet[Claim]:
     )
 
 
+def source_pinpoint(source: dict) -> str:
+    """The pinpoint citation of a source snapshot (``Turn.sources`` item): as stored when
+    the turn ran, or computed now (:func:`retrieval.pinpoint.pinpoint_label`) for a
+    snapshot written before pinpoints were stored. The stored snapshot is never
+    rewritten: the turn's audit seal covers it."""
+    if "pinpoint" in source:
+        return source["pinpoint"]
+    return pinpoint_label(
+        citation_label=source.get("citation_label"), title=source.get("document_title"),
+        jurisdiction_level=source.get("jurisdiction_level"), heading=source.get("heading"),
+        page_start=source.get("page_start"), page_end=source.get("page_end"),
+    )
+
+
 def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
     """The whole turn as JSON-ready data: question, answer, sources, claims with their
-    ledger entries, confidences, metrics, working memory and (optionally) events."""
+    ledger entries, confidences, metrics, working memory and (optionally) events.
+
+    Every source, citation and ledger row carries ``pinpoint`` (:func:`source_pinpoint`;
+    ``None`` for a citation of an unknown chunk, "" for a row without evidence)."""
     session = turn.session
-    sources = {s["chunk_id"]: s for s in turn.sources}
+    snapshot = [{**s, "pinpoint": source_pinpoint(s)} for s in turn.sources]  # copies
+    sources = {s["chunk_id"]: s for s in snapshot}
     numbers = citation_numbers(turn.answer_markdown)
     data = {
         "session": session.pk,
@@ -101,17 +120,19 @@ def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
         "citations": [
             {"number": n, "chunk_id": cid, **{k: sources.get(cid, {}).get(k) for k in (
                 "document_title", "citation_label", "jurisdiction", "jurisdiction_level",
-                "page_start", "page_end", "lane")}}
+                "page_start", "page_end", "lane", "pinpoint")}}
             for cid, n in numbers.items()
         ],
-        "sources": turn.sources,
+        "sources": snapshot,
         "ledger": [
             {
                 "index": c.index, "claim": c.text, "type": c.type,
                 "span": [c.span_start, c.span_end], "cited_chunk_ids": c.cited_chunk_ids,
                 "verdict": c.ledger.verdict, "score": c.ledger.score,
                 "confidence": c.ledger.confidence, "level": c.ledger.level,
-                "evidence_chunk_id": c.ledger.evidence_chunk_id, "snippet": c.ledger.snippet,
+                "evidence_chunk_id": c.ledger.evidence_chunk_id,
+                "pinpoint": sources.get(c.ledger.evidence_chunk_id, {}).get("pinpoint", ""),
+                "snippet": c.ledger.snippet,
                 "reasoning": c.ledger.reasoning,
                 "supporting_chunk_ids": c.ledger.supporting_chunk_ids,
                 "contradicting_chunk_ids": c.ledger.contradicting_chunk_ids,

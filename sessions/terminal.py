@@ -9,7 +9,6 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from retrieval.models import page_label
 from verification.citations import number_citations
 
 VERDICT_STYLE = {
@@ -22,11 +21,11 @@ def _clip(text: str, limit: int) -> str:
 
 
 def source_line(source: dict) -> str:
-    """``21 C.F.R. § 117.5 (US, federal), p. 3`` style reference of a source snapshot."""
-    label = source.get("citation_label") or source.get("document_title") or "?"
-    ref = f"{label} ({source.get('jurisdiction')}, {source.get('jurisdiction_level')})"
-    pages = page_label(source.get("page_start"), source.get("page_end"))
-    return f"{ref}, {pages}" if pages else ref
+    """``12 CFR § 1006.8 (US, federal)`` style reference of a source snapshot: its
+    pinpoint citation (document, section, pages) and jurisdiction."""
+    label = (source.get("pinpoint") or source.get("citation_label")
+             or source.get("document_title") or "?")
+    return f"{label} ({source.get('jurisdiction')}, {source.get('jurisdiction_level')})"
 
 
 OUTCOME_TITLES = {"answered": " — answered", "partial": " — partially answered",
@@ -63,8 +62,9 @@ def render_turn(data: dict, console: Console) -> None:
         where = ""
         if row["evidence_chunk_id"]:
             number = numbers.get(row["evidence_chunk_id"])
-            pages = source_line(source).rpartition("), ")[2] if source.get("page_start") else ""
-            where = f"[{number}] {pages}".strip() if number else row["evidence_chunk_id"]
+            pinpoint = row.get("pinpoint") or source.get("pinpoint") or ""
+            where = (f"[{number}] {pinpoint}" if number else
+                     f"{pinpoint or row['evidence_chunk_id']}").strip()
         table.add_row(
             str(row["index"]), Text(_clip(row["claim"], 220)), row["type"],
             Text(row["verdict"], style=VERDICT_STYLE.get(row["verdict"], "")),

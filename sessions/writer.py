@@ -346,7 +346,7 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
 def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) -> str:
     """The Markdown of a turn the passages do not answer: the plain statement first, what
     was searched, then the nearest passages under :data:`RELATED_HEADING` (quoted with
-    their source, not cited: they are not claims and are never verified)."""
+    their pinpoint citation, not cited: they are not claims and are never verified)."""
     asked = request.analysis.facets[0].text if request.analysis else request.question
     parts = [f"{NOT_ANSWERED}: the documents searched do not state this ({_title(asked)})."]
     if request.searched:
@@ -354,7 +354,7 @@ def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) 
     if related:
         parts.append(f"## {RELATED_HEADING}")
         parts.append("\n".join(
-            f"- “{_escaped(c.text)}” — {_escaped(_source_heading(c.chunk))}" for c in related[:3]))
+            f"- “{_escaped(c.text)}” — {_escaped(c.chunk.pinpoint)}" for c in related[:3]))
     return "\n\n".join(parts)
 
 

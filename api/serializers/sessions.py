@@ -98,6 +98,9 @@ class LedgerRowSerializer(serializers.Serializer):
     confidence = serializers.FloatField(help_text="Claim confidence in [0, 1].")
     level = serializers.CharField(help_text="high | medium | low | very_low")
     evidence_chunk_id = serializers.CharField()
+    pinpoint = serializers.CharField(
+        allow_blank=True,
+        help_text='Pinpoint citation of the evidence chunk ("12 CFR § 1006.8"); "" without evidence.')
     snippet = serializers.CharField()
     reasoning = serializers.CharField()
     supporting_chunk_ids = serializers.ListField(child=serializers.CharField())
@@ -119,6 +122,10 @@ class CitationSerializer(serializers.Serializer):
     page_start = serializers.IntegerField(allow_null=True)
     page_end = serializers.IntegerField(allow_null=True)
     lane = serializers.CharField(allow_null=True)
+    pinpoint = serializers.CharField(
+        allow_null=True,
+        help_text="Pinpoint citation: document, section and pages (\"12 CFR § 1006.8\", "
+                  "\"Services And Hosting Agreement § 7.2, p. 4\"); null for an unknown chunk.")
 
 
 class RevisionSerializer(serializers.Serializer):

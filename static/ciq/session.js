@@ -132,9 +132,11 @@
     },
     citation_detected(article, m, state) {
       startCycle(article, state, m.cycle);
-      const label = m.citation_label ? ` — ${m.citation_label}` : "";
-      part(article, "sources").append(el("li", {value: m.number},
-        el("a", {href: chunkUrl(m.chunk_id), text: m.title || m.chunk_id}), label));
+      // An event stored before pinpoints (issue 13) names the document only.
+      const cite = m.pinpoint ? el("cite", {className: "pinpoint", "data-role": "pinpoint", text: m.pinpoint}) : m.citation_label;
+      const li = el("li", {value: m.number}, el("a", {href: chunkUrl(m.chunk_id), text: m.title || m.chunk_id}));
+      if (cite) li.append(" — ", cite);
+      part(article, "sources").append(li);
     },
     claim_extracted(article, m, state) {
       startCycle(article, state, m.cycle);
