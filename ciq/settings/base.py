@@ -127,6 +127,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
     )
     DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A new PostgreSQL connection is a server process (about 10 ms here), and each search
+    # lane runs in its own thread: keep connections for a minute (``?conn_max_age=`` in
+    # DATABASE_URL overrides), checked before reuse.
+    DATABASES["default"].setdefault("CONN_MAX_AGE", 60)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -226,6 +232,8 @@ STALLED_TURN_MINUTES = env.int("STALLED_TURN_MINUTES", default=10)
 # An ingest task still running after this many seconds lost its worker (the parser is
 # killed at INGEST_TIMEOUT_SECONDS; a minute more for writing the chunks): retrieval.recovery.
 INGEST_STALL_SECONDS = env.float("INGEST_STALL_SECONDS", default=2 * INGEST_TIMEOUT_SECONDS + 60)
+# Pinpoint citations (retrieval/pinpoint.py): "bluebook" (12 CFR § 1006.8) or "plain" (Title, heading, p. N).
+CITATION_STYLE = env("CITATION_STYLE", default="bluebook")
 # Role backends (DESIGN.md §1): the embedded default needs no keys and no network.
 CIQ_WRITER = env("CIQ_WRITER", default="extractive")
 CIQ_SKEPTIC = env("CIQ_SKEPTIC", default="rules")
