@@ -231,3 +231,25 @@ def test_every_page_fits_phone_tablet_and_desktop_widths(server, page):
             if name == "session" and width in (390, 768):
                 page.screenshot(path=str(ARTIFACTS / f"browser-session-{width}.png"), full_page=True)
     assert failures == [], "\n".join(map(str, failures))
+
+
+def test_ctrl_enter_asks_and_the_answer_can_be_copied(server, page):
+    """Ctrl+Enter in the question box submits it; "Copy answer" puts the answer's text on
+    the clipboard (issue 14: neither worked before)."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(server + "/")
+    if page.locator("#id_username").count():
+        page.fill("#id_username", "demo")
+        page.fill("#id_password", "ciq-demo-2025")
+        page.click("button:has-text('Log in')")
+    switch_to(page, "Demo")
+    page.fill("#id_question", DEMO_QUESTIONS[0][0])
+    page.fill("#id_jurisdictions", DEMO_QUESTIONS[0][2])
+    page.press("#id_question", "Control+Enter")
+    page.wait_for_selector('article[data-turn="1"][data-status="completed"]:not([data-live]) '
+                           'button[data-copy]')
+    page.click('article[data-turn="1"] button[data-copy]')
+    page.wait_for_selector('article[data-turn="1"] button[data-copy]:has-text("Copied")')
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "dock" in copied.lower() and "[cite:" not in copied

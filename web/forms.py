@@ -23,7 +23,7 @@ class AskForm(forms.Form):
     of ``sessions.services.session_create``'s ``ValidationError``."""
 
     question = forms.CharField(
-        required=False, strip=False,
+        required=False, strip=False, help_text="Ctrl+Enter (⌘+Enter) asks.",
         widget=forms.Textarea(attrs={
             "rows": 4, "placeholder": "Ask a question, or describe the document to draft",
         }),
@@ -47,7 +47,7 @@ class FollowupForm(forms.Form):
     """A follow-up question in an existing session."""
 
     question = forms.CharField(
-        required=False, strip=False, label="Follow-up question",
+        required=False, strip=False, label="Follow-up question", help_text="Ctrl+Enter (⌘+Enter) asks.",
         widget=forms.Textarea(attrs={"rows": 2}),
     )
 
