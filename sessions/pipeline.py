@@ -27,11 +27,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from ciq.roles import role_backend
+from ciq.text import content_terms
 from retrieval.confidence import retrieval_confidence
 from retrieval.models import Chunk
 from retrieval.places import Routing
 from retrieval.plan import question_plan
 from retrieval.question import QuestionAnalysis
+from retrieval.relevance import ASKS_ABOUT_MEETING_RE, DELIBERATIVE_TITLE_RE
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.audit import turn_seal
 from sessions.events import EventLog
@@ -513,7 +515,7 @@ class TurnRun:
         turn.working_memory = memory.snapshot()
         synthesis = getattr(self.writer, "synthesis", None) or {}
         turn.suggested_followups = (synthesis.get("suggested_followups")
-                                    or suggested_followups(cycle.text, result))
+                                    or suggested_followups(cycle.text, result, self.analysis))
         turn.assumptions = assumptions(session) + synthesis.get("assumptions", [])
         turn.limitations = limitations(cycle, result, draft=session.mode == Mode.DRAFT) \
             + synthesis.get("limitations", [])
@@ -559,14 +561,28 @@ def turn_run(turn: Turn) -> Turn:
     return TurnRun(turn).run()
 
 
-def suggested_followups(text: str, result: RetrievalResult) -> list[str]:
-    """Up to three follow-up questions about retrieved sections the answer did not cite."""
+def suggested_followups(text: str, result: RetrievalResult,
+                        analysis: QuestionAnalysis | None = None) -> list[str]:
+    """Up to three follow-up questions about retrieved sections the answer did not cite.
+
+    With the question's ``analysis`` a section qualifies only when its heading shares a
+    topic term with the question (any phrasing of the lexicon), and never from the minutes
+    or agenda of a meeting unless the question is about one (issue 14: "What does … say
+    in 'CALL TO ORDER AND ROLL CALL'?" is no follow-up to a question about docks)."""
     cited = set(cited_ids(text))
+    topic = [t for t in analysis.topic if t.weight == 1.0] if analysis else []
+    meeting_question = bool(analysis and ASKS_ABOUT_MEETING_RE.search(analysis.question))
     questions: list[str] = []
     for chunk in result.chunks:
         heading = re.sub(r"^[#\s*]+", "", chunk.heading).strip(" .:")
         if chunk.chunk_id in cited or not heading or len(heading.split()) > 14:
             continue
+        if analysis is not None:
+            stems = set(content_terms(heading))
+            if not any(all(s in stems for s in alt) for t in topic for alt in t.alternatives):
+                continue
+            if DELIBERATIVE_TITLE_RE.search(chunk.document_title) and not meeting_question:
+                continue
         question = f"What does {chunk.citation_label or chunk.document_title} say in “{heading}”?"
         if question not in questions:
             questions.append(question)
