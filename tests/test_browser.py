@@ -148,6 +148,9 @@ def test_upload_ask_verify_and_open_a_citation(server, page):
     page.click("button:has-text('Upload')")
     page.wait_for_selector('tr[data-document] .doc-ready')
     assert int(page.text_content('tr[data-document] [data-role="chunks"]')) > 0
+    page.wait_for_selector("#ingest-progress:has-text('Ingestion finished')")
+    finished = page.text_content("#ingest-progress")
+    assert "Docks" in finished and "ready" in finished  # names the file and its outcome
 
     page.click("nav >> text=Ask")
     timing = ask(page, DEMO_QUESTIONS[0][0], "answer", "US-OR-Rivergrove")

@@ -7,7 +7,9 @@
   const rows = () => document.querySelectorAll("tr[data-document]");
   const pendingShown = () => [...rows()].some((r) => r.querySelector('[data-role="status"]').textContent.trim() === "Pending");
   if (!pendingShown()) return;
-  const total = [...rows()].filter((r) => r.querySelector('[data-role="status"]').textContent.trim() === "Pending").length;
+  const waiting = [...rows()].filter((r) => r.querySelector('[data-role="status"]').textContent.trim() === "Pending")
+    .map((r) => r.dataset.document);
+  const total = waiting.length;
   line.hidden = false;
 
   async function poll() {
@@ -26,8 +28,11 @@
         error.hidden = !doc.error;
       }
       const done = Math.max(total - data.pending, 0);
+      // Name each file with its outcome once all are done (issue 14).
+      const outcomes = data.documents.filter((d) => waiting.includes(String(d.id)))
+        .map((d) => `${d.title}: ${d.status === "ready" ? `ready, ${d.chunks} chunk(s)` : d.status_label.toLowerCase()}`);
       line.querySelector('[data-role="text"]').textContent =
-        data.pending ? `Ingesting: ${done} of ${total} file(s) done…` : `Ingestion finished: ${total} file(s).`;
+        data.pending ? `Ingesting: ${done} of ${total} file(s) done…` : `Ingestion finished — ${outcomes.join("; ")}.`;
       const bar = line.querySelector('[data-role="bar"]');
       bar.max = total;
       bar.value = done;

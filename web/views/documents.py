@@ -49,11 +49,11 @@ def document_list_view(request: HttpRequest, workspace_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def document_status(request: HttpRequest, workspace_id: int) -> JsonResponse:
-    """Ingestion progress as JSON: ``{"documents": [{"id", "status", "status_label",
-    "chunks", "error"}], "pending": n}`` for the documents list's poller."""
+    """Ingestion progress as JSON: ``{"documents": [{"id", "title", "status",
+    "status_label", "chunks", "error"}], "pending": n}`` for the documents list's poller."""
     workspace = workspace_get_for_user(user=request.user, workspace_id=workspace_id)
     rows = [
-        {"id": d.pk, "status": d.status, "status_label": d.get_status_display(),
+        {"id": d.pk, "title": d.title, "status": d.status, "status_label": d.get_status_display(),
          "chunks": d.chunk_count, "error": d.error}
         for d in document_list(workspace=workspace)
     ]
