@@ -107,7 +107,7 @@ def test_a_colleagues_follow_up_is_recorded_and_shown_as_theirs(
     with django_capture_on_commit_callbacks(execute=True):
         response = logged_in(client, member).post(reverse("followup", args=[answered.pk]),
                                                   {"question": "Where is the application filed?"})
-    assert response.status_code == 302
+    assert response.status_code == 302 and response["Location"].endswith("#turn-2")  # opens at it
     turns = {t.index: t.asked_by for t in Turn.objects.filter(session=answered)}
     assert turns == {1: answered.user, 2: member}
     page = client.get(reverse("session", args=[answered.pk])).content.decode()

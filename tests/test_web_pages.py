@@ -197,7 +197,7 @@ def test_followup_starts_a_second_turn(owner_client, answered, django_capture_on
     with django_capture_on_commit_callbacks(execute=True):
         response = owner_client.post(reverse("followup", args=[answered.pk]),
                                      {"question": "What fees apply to a dock permit?"})
-    assert response.url == reverse("session", args=[answered.pk])
+    assert response.url == reverse("session", args=[answered.pk]) + "#turn-2"  # opens at the new turn
     second = answered.turns.get(index=2)
     assert second.status == RunStatus.COMPLETED
 

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ciq.permissions import capabilities
@@ -71,12 +72,13 @@ def session_followup(request: HttpRequest, session_id: int) -> HttpResponse:
     form = FollowupForm(request.POST)
     if form.is_valid():
         try:
-            followup_start(session=session, question=form.cleaned_data["question"], user=request.user)
+            turn = followup_start(session=session, question=form.cleaned_data["question"], user=request.user)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
             messages.success(request, "Follow-up started.")
-            return redirect("session", session.pk)
+            # Open the page at the new turn, not at the top (issue 14).
+            return redirect(f"{reverse('session', args=[session.pk])}#turn-{turn.index}")
     context = _session_context(request, session_id, followup_form=form)
     return render(request, "web/sessions/detail.html", context, status=400)
 
