@@ -3,7 +3,8 @@
 #               workbench (daphne, http://127.0.0.1:8000) and a background worker (Ctrl-C stops both),
 #               with the production settings over plain HTTP on 127.0.0.1
 #   make dev    the same with the development settings (DEBUG on)
-#   make test   the whole test suite (ruff, pytest with the browser test)
+#   make test   the whole test suite (ruff, pytest with the browser test), then the retrieval,
+#               pipeline, API and consumer tests again on a throwaway PostgreSQL server
 #   make demo   the command-line demo: ingest samples/ into "Demo" + three verified answers
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -18,7 +19,7 @@ DEMO_QUESTIONS := \
 	"How does a state apply for an exemption from the Fair Debt Collection Practices Act?|--mode answer" \
 	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
 
-.PHONY: run dev demo test lint setup system-deps migrate ingest-samples evaluate lock clean
+.PHONY: run dev demo test test-postgres lint setup system-deps migrate ingest-samples evaluate lock clean
 
 $(VENV)/.installed: requirements.lock
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) system-deps
@@ -46,9 +47,10 @@ setup-minilm: $(VENV)/.minilm
 # Debian packages the project needs: python3-venv (a bare Debian 12's venv cannot bootstrap
 # pip without it); WeasyPrint's Pango, HarfBuzz subsetting and a font (PDF export);
 # poppler-utils (pdftotext, export tests); Chromium and its driver (the browser test);
-# redis-server (the Redis channel-layer test; production may use any Redis).
+# redis-server (the Redis channel-layer test; production may use any Redis); postgresql (the
+# throwaway server of `make test-postgres`, bin/with-postgres; production may use any PostgreSQL).
 APT_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei \
-	poppler-utils chromium chromium-driver redis-server
+	poppler-utils chromium chromium-driver redis-server postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
 	@if command -v apt-get >/dev/null; then \
@@ -86,6 +88,15 @@ demo: ingest-samples
 
 test: lint setup-minilm
 	$(PY) -m pytest
+	$(MAKE) test-postgres
+
+# The tests that touch the database's engine, again on PostgreSQL: bin/with-postgres runs
+# initdb into a temporary folder, starts the server on a free local port, runs pytest with
+# DATABASE_URL pointing at it, and stops and removes it afterwards, also on failure.
+PG_TESTS := tests/retrieval tests/sessions $(sort $(wildcard tests/test_api_*.py)) tests/test_consumer.py \
+	tests/test_roles.py
+test-postgres: setup-minilm
+	bin/with-postgres $(PY) -m pytest $(PG_TESTS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

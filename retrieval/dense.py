@@ -19,7 +19,8 @@ import numpy as np
 from django.db.models import Count, Max
 
 from retrieval.embedders import Embedder, embedder_require, query_vector
-from retrieval.index import Hit, SQLiteFTSIndex
+from retrieval.fts import fts_idf
+from retrieval.index import Hit
 from retrieval.models import Chunk, ChunkVector, Document
 
 _CACHED_MATRICES = 8  # (workspace, model) matrices kept in memory
@@ -194,4 +195,4 @@ class DenseIndex:
 
     def idf(self, terms, *, workspace_id):
         """The lexical index's IDF (term weights for the Writer and the similarity)."""
-        return SQLiteFTSIndex().idf(terms, workspace_id=workspace_id)
+        return fts_idf(terms, workspace_id=workspace_id)

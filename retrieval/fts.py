@@ -1,4 +1,12 @@
-"""One FTS5 table per workspace: the lexical index's postings and its term statistics.
+"""The lexical index's store and its term statistics, on either database: the one write
+path (:func:`fts_add`, :func:`fts_remove`, :func:`fts_retitle`, :func:`fts_drop`,
+:func:`fts_rebuild`) and the reads every index shares (:func:`fts_idf`,
+:func:`fts_document_frequencies`, :func:`fts_documents_with_phrases`). Each function
+serves SQLite here (one FTS5 table per workspace, below) and PostgreSQL in
+:mod:`retrieval.fts_postgres` (a tsvector table with the same lexemes and per-workspace
+counts), chosen by ``connection.vendor``: callers never branch on the database.
+
+SQLite: one FTS5 table per workspace, the lexical index's postings and its term statistics.
 
 Why per workspace (issue 11 "cross-firm word oracle", issue 12 "term statistics per
 workspace"): SQLite's ``bm25()`` takes the number of rows, the mean row length and each
@@ -14,7 +22,7 @@ Table ``retrieval_fts_<workspace pk>`` (columns text, heading, title; rowid = ch
 and its ``fts5vocab`` table ``retrieval_fts_<pk>_vocab``, created on the first write.
 Writes are explicit (:func:`fts_add`, :func:`fts_remove`, :func:`fts_retitle`); the
 receivers in :mod:`retrieval.signals` cover deletions that cascade from a document or a
-workspace and title edits from any path (admin, API, re-ingest). SQLite only.
+workspace and title edits from any path (admin, API, re-ingest).
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from django.db import connection
+
+from retrieval import fts_postgres
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Document frequencies of a fixed public reference: the bundled sample documents
@@ -40,13 +50,21 @@ REFERENCE_CHUNKS = 1000
 _BATCH = 500  # rows per INSERT / DELETE statement (SQLite's variable limit is 32,766)
 
 
+def _on_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
 def fts_table(workspace_id: int) -> str:
-    """The FTS5 table name of a workspace (its pk as an int: never user text in SQL)."""
+    """The FTS5 table name of a workspace (its pk as an int: never user text in SQL).
+    SQLite only."""
     return f"retrieval_fts_{int(workspace_id)}"
 
 
 def fts_exists(workspace_id: int) -> bool:
-    """Whether the workspace's table exists (it has held at least one chunk)."""
+    """Whether the workspace's table exists (it has held at least one chunk); on
+    PostgreSQL, whether it holds a chunk now."""
+    if _on_postgres():
+        return fts_postgres.fts_exists(workspace_id)
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s",
                        [fts_table(workspace_id)])
@@ -54,7 +72,8 @@ def fts_exists(workspace_id: int) -> bool:
 
 
 def fts_ensure(workspace_id: int) -> str:
-    """Create the workspace's table and its vocabulary table if missing; the table name."""
+    """Create the workspace's table and its vocabulary table if missing; the table name.
+    SQLite only."""
     table = fts_table(workspace_id)
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5("
@@ -66,6 +85,8 @@ def fts_ensure(workspace_id: int) -> str:
 def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int:
     """Index ``rows`` of (chunk pk, text, heading, document title); the number added.
     Call inside the transaction that creates the chunks, so both commit or neither."""
+    if _on_postgres():
+        return fts_postgres.fts_add(workspace_id, rows)
     table = fts_ensure(workspace_id)
     rows = list(rows)
     with connection.cursor() as cursor:
@@ -79,6 +100,8 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
 
 def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
     """Drop the chunks ``chunk_pks`` from the workspace's table (missing ones are ignored)."""
+    if _on_postgres():
+        return fts_postgres.fts_remove(workspace_id, chunk_pks)
     if not chunk_pks or not fts_exists(workspace_id):
         return
     table = fts_table(workspace_id)
@@ -90,6 +113,8 @@ def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
 
 def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
     """Give every chunk of the document its new ``title`` in the workspace's table."""
+    if _on_postgres():
+        return fts_postgres.fts_retitle(workspace_id, document_id, title)
     if not fts_exists(workspace_id):
         return
     with connection.cursor() as cursor:
@@ -99,6 +124,8 @@ def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
 
 def fts_drop(workspace_id: int) -> None:
     """Drop the workspace's tables (its last document is gone with it)."""
+    if _on_postgres():
+        return fts_postgres.fts_drop(workspace_id)
     table = fts_table(workspace_id)
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {table}_vocab")
@@ -108,6 +135,8 @@ def fts_drop(workspace_id: int) -> None:
 def fts_rebuild(workspace_id: int) -> int:
     """Rebuild the workspace's table from its chunks (``manage.py reindex``, migrations);
     the number of chunks indexed."""
+    if _on_postgres():
+        return fts_postgres.fts_rebuild(workspace_id)
     fts_drop(workspace_id)
     fts_ensure(workspace_id)
     with connection.cursor() as cursor:
@@ -123,6 +152,8 @@ def fts_document_frequencies(workspace_id: int,
                              terms: Sequence[str] | None = None) -> tuple[int, dict[str, int]]:
     """(chunks in the workspace's table, {term: chunks holding it}) for Porter-stemmed
     ``terms`` (None: every term of the table); (0, {}) for a workspace with no table."""
+    if _on_postgres():
+        return fts_postgres.fts_document_frequencies(workspace_id, terms)
     if not fts_exists(workspace_id):
         return 0, {}
     table = fts_table(workspace_id)
@@ -137,6 +168,42 @@ def fts_document_frequencies(workspace_id: int,
             cursor.execute(f"SELECT term, doc FROM {table}_vocab WHERE term IN "
                            f"({', '.join(['%s'] * len(terms))})", list(terms))
         return n, dict(cursor.fetchall())
+
+
+def fts_documents_with_phrases(workspace_id: int, phrases: Sequence[Sequence[str]],
+                               limit: int) -> list[tuple[int, str]]:
+    """(document pk, jurisdiction) of up to ``limit`` documents of the workspace whose
+    text, heading or title holds any of ``phrases`` (each a list of words, matched as
+    adjacent tokens; the words are quoted, never query syntax)."""
+    phrases = [list(p) for p in phrases if p]
+    if not phrases:
+        return []
+    if _on_postgres():
+        return fts_postgres.fts_documents_with_phrases(workspace_id, phrases, limit)
+    if not fts_exists(workspace_id):
+        return []
+    table = fts_table(workspace_id)
+    expression = " OR ".join('"' + " ".join(w.replace('"', '""') for w in p) + '"' for p in phrases)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT d.id, d.jurisdiction FROM {table} AS f "
+            "JOIN retrieval_chunk AS c ON c.id = f.rowid "
+            "JOIN retrieval_document AS d ON d.id = c.document_id "
+            f"WHERE {table} MATCH %s AND d.workspace_id = %s LIMIT %s",
+            [expression, workspace_id, limit],
+        )
+        return cursor.fetchall()
+
+
+def fts_idf(terms: Iterable[str], *, workspace_id: int) -> dict[str, float]:
+    """Term weights of every index (the Writer's, the relevance check's, the Judge's and
+    the lexical similarity's): :func:`smoothed_idf` of each Porter-stemmed term from the
+    workspace's own document frequencies, on either database; {} for no terms."""
+    terms = sorted(set(terms))
+    if not terms:
+        return {}
+    n, df = fts_document_frequencies(workspace_id, terms)
+    return smoothed_idf(terms, n, df)
 
 
 @lru_cache(maxsize=1)

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from retrieval.dense import DenseIndex
 from retrieval.embedders import Embedder
-from retrieval.index import Hit, SQLiteFTSIndex
+from retrieval.index import Hit, lexical_index
 
 
 def rrf_fuse(rankings: Sequence[Sequence[Hit]], *, k: int) -> list[Hit]:
@@ -47,7 +47,7 @@ class HybridIndex:
     """
 
     def __init__(self, embedder: Embedder | None = None) -> None:
-        self.lexical = SQLiteFTSIndex()
+        self.lexical = lexical_index()
         self.dense = DenseIndex(embedder)
 
     def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,

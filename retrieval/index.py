@@ -1,7 +1,8 @@
 """Chunk indexes: the ``ChunkIndex`` interface, the lexical index (BM25 over chunk text,
 heading and document title) and the registry of backends.
 
-``ChunkIndex`` is the interface every index implements: ``lexical`` (SQLite FTS5, here),
+``ChunkIndex`` is the interface every index implements: ``lexical`` (BM25 on SQLite FTS5
+or on PostgreSQL full-text search, whichever database holds the chunks; here),
 ``dense`` (exact cosine over in-database vectors, ``retrieval/dense.py``), ``hybrid``
 (both fused by reciprocal rank, ``retrieval/hybrid.py``) and ``pinecone`` (the vector
 index at scale, ``retrieval/pinecone_index.py``), DESIGN.md §5. ``index_get()`` returns
@@ -18,7 +19,8 @@ from django.conf import settings
 from django.db import connection
 
 from ciq.text import INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
-from retrieval.fts import fts_document_frequencies, fts_exists, fts_table, smoothed_idf
+from retrieval.fts import fts_exists, fts_idf, fts_table
+from retrieval.fts_postgres import fts_search, phrase_terms
 
 # BM25 column weights for (text, heading, title): a query word in the section heading or
 # in the document title says more about the chunk than one in running text.
@@ -79,16 +81,22 @@ class ChunkIndex(Protocol):
         ...
 
 
-def match_expression(query: str) -> str:
-    """FTS5 MATCH expression for a free-text question: its distinct non-stopword tokens,
-    each quoted (so user text can never be FTS syntax), joined with OR. "" if none."""
+def query_tokens(query: str) -> list[str]:
+    """The tokens a lexical index searches for: the question's distinct non-stopword,
+    non-instruction tokens, in order, at most :data:`MAX_QUERY_TERMS`."""
     seen: dict[str, None] = {}
     for token in tokenize(query):
         if token not in STOPWORDS and token not in INSTRUCTION_WORDS and (len(token) > 1 or token.isdigit()):
             seen.setdefault(token, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
-    return " OR ".join(f'"{token}"' for token in seen)
+    return list(seen)
+
+
+def match_expression(query: str) -> str:
+    """FTS5 MATCH expression for a free-text question: its :func:`query_tokens`, each
+    quoted (so user text can never be FTS syntax), joined with OR. "" if none."""
+    return " OR ".join(f'"{token}"' for token in query_tokens(query))
 
 
 class SQLiteFTSIndex:
@@ -135,18 +143,62 @@ class SQLiteFTSIndex:
 
     def idf(self, terms, *, workspace_id):
         """BM25's idf from the workspace's FTS5 vocabulary, smoothed with a fixed public
-        reference (:func:`retrieval.fts.smoothed_idf`) so that a workspace of a few
+        reference (:func:`retrieval.fts.fts_idf`) so that a workspace of a few
         documents still tells common words from rare ones."""
-        terms = sorted(set(terms))
-        if not terms:
-            return {}
-        n, df = fts_document_frequencies(workspace_id, terms)
-        return smoothed_idf(terms, n, df)
+        return fts_idf(terms, workspace_id=workspace_id)
+
+
+class PostgresFTSIndex:
+    """BM25 over PostgreSQL full-text search (:mod:`retrieval.fts_postgres`): the same
+    query (:func:`query_tokens`, each token a phrase of its FTS5 terms, OR-ed as a
+    tsquery of quoted lexemes: user text is never tsquery syntax), the same lexemes, the
+    same per-workspace statistics and the same score as :class:`SQLiteFTSIndex`.
+
+    The GIN index on the stored tsvector finds the matching chunks; the score is FTS5's
+    ``bm25()`` formula with ``COLUMN_WEIGHTS`` over the tsvector's weighted positions
+    (:func:`retrieval.fts_postgres.fts_search`), not ``ts_rank_cd`` of the whole query:
+    cover density has no idf and no length normalisation, so "shall" weighs as much as
+    "dock" (span recall@10 on ``retrieval_dev.jsonl`` 0.53 with it, 0.91 with BM25;
+    README "Running on PostgreSQL"). Scores are single precision; ties are broken by
+    chunk pk, where FTS5 leaves them in index order.
+    """
+
+    def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
+               expansion=""):
+        tokens = query_tokens(f"{query} {expansion}")
+        if not tokens or k <= 0:
+            return []
+        hits = fts_search(workspace_id, phrase_terms(tokens), k=k, weights=COLUMN_WEIGHTS,
+                          jurisdictions=jurisdictions, lane=lane, documents=documents)
+        return [Hit(chunk_pk=pk, bm25=score) for pk, score in hits]
+
+    def idf(self, terms, *, workspace_id):
+        """The same smoothed idf as :meth:`SQLiteFTSIndex.idf`, from the workspace's
+        counts in ``retrieval_lexical_df`` (:func:`retrieval.fts.fts_idf`)."""
+        return fts_idf(terms, workspace_id=workspace_id)
+
+
+# The lexical index of each database engine (``connection.vendor``).
+LEXICAL_INDEXES = {"sqlite": SQLiteFTSIndex, "postgresql": PostgresFTSIndex}
+
+
+def lexical_index() -> SQLiteFTSIndex | PostgresFTSIndex:
+    """The lexical index of the database in use (``CIQ_INDEX=lexical``; the lexical half
+    of ``hybrid``). Raises ``ImproperlyConfigured`` on an engine other than SQLite or
+    PostgreSQL."""
+    if connection.vendor not in LEXICAL_INDEXES:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"The lexical index and the term weights of every index need SQLite or PostgreSQL, "
+            f"not {connection.vendor} (DATABASE_URL)."
+        )
+    return LEXICAL_INDEXES[connection.vendor]()
 
 
 # Backends by name (dotted paths: the dense ones import this module).
 INDEXES: dict[str, str] = {
-    "lexical": "retrieval.index.SQLiteFTSIndex",
+    "lexical": "retrieval.index.lexical_index",
     "dense": "retrieval.dense.DenseIndex",
     "hybrid": "retrieval.hybrid.HybridIndex",
     "pinecone": "retrieval.pinecone_index.PineconeIndex",
@@ -158,9 +210,9 @@ DENSE_INDEXES = frozenset({"dense", "hybrid", "pinecone"})
 def index_get(name: str | None = None) -> ChunkIndex:
     """The chunk index named ``name`` (default ``settings.CIQ_INDEX``).
 
-    Raises ``ImproperlyConfigured`` for an unknown name, for the lexical index (also
-    inside ``hybrid``) on a database other than SQLite (the PostgreSQL full-text backend
-    is not built yet), and for a dense index without an embedder or a Pinecone index
+    Raises ``ImproperlyConfigured`` for an unknown name, on a database other than SQLite
+    or PostgreSQL (every index takes its term weights from the lexical store,
+    ``retrieval.fts``), and for a dense index without an embedder or a Pinecone index
     without its key and host.
     """
     from django.core.exceptions import ImproperlyConfigured
@@ -169,10 +221,10 @@ def index_get(name: str | None = None) -> ChunkIndex:
     name = name or settings.CIQ_INDEX
     if name not in INDEXES:
         raise ImproperlyConfigured(f"CIQ_INDEX={name!r}: choose one of {sorted(INDEXES)}.")
-    if connection.vendor != "sqlite":  # every index takes its term weights from FTS5
+    if connection.vendor not in LEXICAL_INDEXES:  # every index takes its term weights from it
         raise ImproperlyConfigured(
             f"CIQ_INDEX={name}: the lexical index and the term weights of every index need "
-            "SQLite FTS5 (DATABASE_URL=sqlite://…)."
+            f"SQLite or PostgreSQL (DATABASE_URL), not {connection.vendor}."
         )
     return import_string(INDEXES[name])()
 

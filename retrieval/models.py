@@ -1,6 +1,7 @@
 """Documents and their chunks (DESIGN.md §3).
 
-The lexical index (one SQLite FTS5 table per workspace, ``retrieval.fts``) is written by
+The lexical index (``retrieval.fts``: one FTS5 table per workspace on SQLite, a tsvector
+table with per-workspace term counts on PostgreSQL) is written by
 ``retrieval.services`` when chunks are made or replaced, and by ``retrieval.signals`` when
 documents or workspaces are deleted or retitled on any other path.
 """

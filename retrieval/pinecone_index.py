@@ -21,7 +21,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from retrieval.embedders import Embedder, embedder_require, query_vector
-from retrieval.index import Hit, SQLiteFTSIndex
+from retrieval.fts import fts_idf
+from retrieval.index import Hit
 from retrieval.models import Chunk, ChunkVector
 
 logger = logging.getLogger(__name__)
@@ -173,4 +174,4 @@ class PineconeIndex:
 
     def idf(self, terms, *, workspace_id):
         """The lexical index's IDF (term weights for the Writer and the similarity)."""
-        return SQLiteFTSIndex().idf(terms, workspace_id=workspace_id)
+        return fts_idf(terms, workspace_id=workspace_id)

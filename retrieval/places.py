@@ -22,11 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from django.db import connection
 from django.db.models import Count, Max
 
 from ciq.models import Workspace
-from retrieval.fts import fts_exists, fts_table
+from retrieval.fts import fts_documents_with_phrases
 from retrieval.jurisdiction import PRIVATE, jurisdiction_ancestors
 from retrieval.models import Document
 
@@ -66,7 +65,7 @@ _NOT_NAMES = frozenset("""
     inc llc ltd corp corporation company co agreement nda ceo cfo llp plc sa ag
     """.split())
 PARTY_MAX_DOCUMENTS = 3  # a name in more documents than this is a common word, not a party
-MAX_NAMES = 8  # names looked up per question (one FTS5 query each)
+MAX_NAMES = 8  # names looked up per question (one phrase query each)
 MAX_NAME_WORDS = 6  # a longer capitalised run is a title or a shouted sentence, not a name
 
 
@@ -170,26 +169,14 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
 def _documents_naming(workspace: Workspace, name: str) -> list[tuple[int, str]]:
     """(document pk, jurisdiction) of the workspace's documents whose text, heading or
     title holds ``name`` as a phrase, also with a possessive "'s" after any of its words
-    ("Logan Roadhouse" finds "Logan's Roadhouse"); FTS5, the words quoted, never FTS
-    syntax. At most :data:`PARTY_MAX_DOCUMENTS` + 1 rows."""
+    ("Logan Roadhouse" finds "Logan's Roadhouse"); a phrase query of the lexical index
+    (``retrieval.fts``), the words quoted, never query syntax. At most
+    :data:`PARTY_MAX_DOCUMENTS` + 1 rows."""
     tokens = re.findall(r"\w+", name)
     if not tokens:
         return []
-    variants = [" ".join(tokens)] + [" ".join(tokens[:i + 1] + ["s"] + tokens[i + 1:])
-                                      for i in range(len(tokens) - 1)]
-    phrase = " OR ".join(f'"{v}"' for v in variants)
-    if not fts_exists(workspace.pk):
-        return []
-    table = fts_table(workspace.pk)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT DISTINCT d.id, d.jurisdiction FROM {table} AS f "
-            "JOIN retrieval_chunk AS c ON c.id = f.rowid "
-            "JOIN retrieval_document AS d ON d.id = c.document_id "
-            f"WHERE {table} MATCH %s AND d.workspace_id = %s LIMIT %s",
-            [phrase, workspace.pk, PARTY_MAX_DOCUMENTS + 1],
-        )
-        return cursor.fetchall()
+    variants = [tokens] + [tokens[:i + 1] + ["s"] + tokens[i + 1:] for i in range(len(tokens) - 1)]
+    return fts_documents_with_phrases(workspace.pk, variants, PARTY_MAX_DOCUMENTS + 1)
 
 
 def _names(question: str) -> list[str]:
@@ -218,7 +205,7 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
 
     A place whose code is an ancestor of another named place is implied by it and not
     listed ("Ray County, Missouri" names ``US-MO-Ray``). Targets are the loaded places;
-    a federal authority adds ``US``. One FTS5 query per capitalised name, at most
+    a federal authority adds ``US``. One phrase query per capitalised name, at most
     :data:`MAX_NAMES` names of at most :data:`MAX_NAME_WORDS` words; none when the
     question names nothing.
     """

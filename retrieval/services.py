@@ -143,7 +143,7 @@ def document_ingest(
     shown_as: str | None = None,
 ) -> IngestResult:
     """Load one file into ``workspace``: extract its text, chunk it, write the Document
-    and its Chunks (and their rows in the workspace's FTS5 table) and keep a copy of the file in
+    and its Chunks (and their rows in the workspace's lexical index) and keep a copy of the file in
     default storage (``Document.file``).
 
     ``source_path`` is the document's key in the workspace (default: the file's absolute

@@ -26,6 +26,15 @@ def django_db_setup(django_db_setup, django_db_blocker):
             workspace=workspace, paths=[SAMPLES_DIR], manifest=SAMPLES_MANIFEST
         )
         assert summary.failed == 0, summary
+    yield
+    # On PostgreSQL the search lanes' threads and the consumers' keep their connections
+    # (CONN_MAX_AGE): end them, or the test database cannot be dropped.
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
 @pytest.fixture(autouse=True)

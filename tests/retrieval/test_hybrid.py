@@ -3,7 +3,7 @@
 import pytest
 
 from retrieval.hybrid import HybridIndex, rrf_fuse
-from retrieval.index import Hit, SQLiteFTSIndex
+from retrieval.index import Hit, lexical_index
 from retrieval.models import Chunk
 from retrieval.search import Budget, chunks_retrieve, hit_similarity
 from retrieval.services import document_ingest, workspace_embed
@@ -42,7 +42,7 @@ def test_hybrid_search_fuses_both_rankings_of_the_workspace_only(demo_workspace,
     index = HybridIndex(embedder)
     hits = index.search(DOCK_QUESTION, workspace_id=demo_workspace.pk, k=10)
     scope = {"workspace_id": demo_workspace.pk, "k": 20}
-    lexical = {h.chunk_pk for h in SQLiteFTSIndex().search(DOCK_QUESTION, **scope)}
+    lexical = {h.chunk_pk for h in lexical_index().search(DOCK_QUESTION, **scope)}
     dense = {h.chunk_pk for h in index.dense.search(DOCK_QUESTION, **scope)}
     assert len(hits) == 10 and {h.chunk_pk for h in hits} <= lexical | dense
     assert [h.rrf for h in hits] == sorted((h.rrf for h in hits), reverse=True)

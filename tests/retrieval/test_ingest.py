@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from ciq.services import workspace_get_or_create
 from retrieval import services
-from retrieval.index import SQLiteFTSIndex
+from retrieval.index import lexical_index
 from retrieval.management.commands import ingest as ingest_command
 from retrieval.manifest import DocumentMetadata, ManifestError, default_metadata, read_manifest
 from retrieval.models import Chunk, Document
@@ -558,7 +558,7 @@ def test_a_docx_ingested_by_the_command_is_found_by_the_lexical_index(samples_di
         Document.Status.READY,
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     )
-    hits = SQLiteFTSIndex().search("comparison", workspace_id=workspace.pk, k=5)
+    hits = lexical_index().search("comparison", workspace_id=workspace.pk, k=5)
     assert hits
     chunk = Chunk.objects.get(pk=hits[0].chunk_pk)
     assert chunk.document == document

@@ -2,7 +2,7 @@
 
 import pytest
 
-from retrieval.index import SQLiteFTSIndex, match_expression
+from retrieval.index import lexical_index, match_expression
 from retrieval.models import Chunk, Document, Lane
 from retrieval.search import Budget, chunks_retrieve
 from tests.retrieval.fts_support import fts_rows
@@ -96,7 +96,7 @@ def test_another_workspace_finds_nothing(other_workspace):
 
 def test_fts_syntax_in_a_question_is_searched_as_words(demo_workspace):
     assert match_expression('dock" OR NEAR(pier wharf) * -') == '"dock" OR "near" OR "pier" OR "wharf"'
-    hits = SQLiteFTSIndex().search(
+    hits = lexical_index().search(
         'dock" AND (permit* OR NOT) NEAR', workspace_id=demo_workspace.pk, k=3
     )
     assert hits
@@ -115,11 +115,11 @@ def test_the_index_follows_chunk_deletes_and_title_changes(demo_workspace):
     document = Document.objects.get(workspace=demo_workspace, title__contains="Docks")
     document.title = "Zyzzyva pier rules"
     document.save()
-    hits = SQLiteFTSIndex().search("zyzzyva", workspace_id=demo_workspace.pk, k=50)
+    hits = lexical_index().search("zyzzyva", workspace_id=demo_workspace.pk, k=50)
     assert {Chunk.objects.get(pk=h.chunk_pk).document_id for h in hits} == {document.pk}
     document.delete()
     assert fts_rows() == Chunk.objects.count()
-    assert SQLiteFTSIndex().search("zyzzyva", workspace_id=demo_workspace.pk, k=5) == []
+    assert lexical_index().search("zyzzyva", workspace_id=demo_workspace.pk, k=5) == []
 
 
 def test_a_recently_updated_document_is_lifted_by_the_recency_term(demo_workspace):

@@ -9,7 +9,7 @@ shared by every workspace, both moved when A uploaded or deleted the memo.
 import pytest
 
 from retrieval.confidence import retrieval_confidence
-from retrieval.index import SQLiteFTSIndex, query_terms
+from retrieval.index import lexical_index, query_terms
 from retrieval.search import Budget, chunks_retrieve
 from retrieval.services import document_delete, documents_ingest
 
@@ -32,7 +32,7 @@ def what_firm_b_sees(workspace) -> dict:
         "chunks": [(c.chunk_id, round(c.bm25, 9), round(c.similarity, 9), round(c.score, 9))
                    for c in result.chunks],
         "weights": {t: round(w, 9) for t, w in sorted(result.term_weights.items())},
-        "idf": SQLiteFTSIndex().idf(query_terms(QUESTION), workspace_id=workspace.pk),
+        "idf": lexical_index().idf(query_terms(QUESTION), workspace_id=workspace.pk),
         "confidence": retrieval_confidence(result.chunks, []).as_dict(),
     }
 
@@ -54,7 +54,7 @@ def test_each_firm_has_its_own_term_statistics(demo_workspace, other_workspace, 
     memo = tmp_path / "quillfeather-memo.md"
     memo.write_text(MEMO)
     documents_ingest(workspace=other_workspace, paths=[memo])
-    index = SQLiteFTSIndex()
+    index = lexical_index()
     assert index.search("quillfeather", workspace_id=other_workspace.pk, k=5)
     assert index.search("quillfeather", workspace_id=demo_workspace.pk, k=5) == []
     # The word is unknown to firm B, exactly as if firm A did not exist.

@@ -1,5 +1,5 @@
-"""``manage.py reindex [--workspace NAME]``: rebuild workspaces' lexical index tables
-from their chunks (after a restore from backup, or to repair a table)."""
+"""``manage.py reindex [--workspace NAME]``: rebuild workspaces' lexical index (and, on
+PostgreSQL, their term counts) from their chunks (after a restore from backup, or to repair a table)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -8,7 +8,7 @@ from retrieval.fts import fts_rebuild
 
 
 class Command(BaseCommand):
-    help = "Rebuild the lexical (FTS5) index of one workspace, or of every workspace, from its chunks."
+    help = "Rebuild the lexical index of one workspace, or of every workspace, from its chunks."
 
     def add_arguments(self, parser):
         parser.add_argument("--workspace", help="workspace name (default: every workspace)")
