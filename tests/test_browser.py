@@ -110,6 +110,17 @@ def page(server):
         browser.close()
 
 
+def log_in(page, server: str) -> bool:
+    """Open the site and log in as the demo user unless already logged in; whether it did."""
+    page.goto(server + "/")
+    if not page.locator("#id_username").count():
+        return False
+    page.fill("#id_username", "demo")
+    page.fill("#id_password", "ciq-demo-2025")
+    page.click("button:has-text('Log in')")
+    return True
+
+
 def switch_to(page, name: str) -> None:
     page.select_option("#workspace-select", label=name)
     page.click(".switcher button")
@@ -134,10 +145,7 @@ def ask(page, question: str, mode: str, jurisdictions: str) -> dict:
 
 def test_upload_ask_verify_and_open_a_citation(server, page):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.goto(server + "/")
-    page.fill("#id_username", "demo")
-    page.fill("#id_password", "ciq-demo-2025")
-    page.click("button:has-text('Log in')")
+    assert log_in(page, server)
     switch_to(page, "Uploads")
 
     page.click("nav >> text=Documents")
@@ -202,11 +210,7 @@ def test_every_page_fits_phone_tablet_and_desktop_widths(server, page):
     """No page is wider than the screen at 390, 768 and 1,440 px (issue 14): tables
     scroll inside their box, long words wrap. Screenshots in var/test-artifacts/."""
     page.set_viewport_size({"width": 1280, "height": 1000})
-    page.goto(server + "/")
-    if page.locator("#id_username").count():  # run alone: log in and ask once
-        page.fill("#id_username", "demo")
-        page.fill("#id_password", "ciq-demo-2025")
-        page.click("button:has-text('Log in')")
+    if log_in(page, server):  # run alone: ask once so there is a session to show
         switch_to(page, "Demo")
         ask(page, *DEMO_QUESTIONS[0])
     switch_to(page, "Demo")
@@ -241,11 +245,7 @@ def test_ctrl_enter_asks_and_the_answer_can_be_copied(server, page):
     the clipboard (issue 14: neither worked before)."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
     page.set_viewport_size({"width": 1280, "height": 1000})
-    page.goto(server + "/")
-    if page.locator("#id_username").count():
-        page.fill("#id_username", "demo")
-        page.fill("#id_password", "ciq-demo-2025")
-        page.click("button:has-text('Log in')")
+    log_in(page, server)
     switch_to(page, "Demo")
     page.fill("#id_question", DEMO_QUESTIONS[0][0])
     page.fill("#id_jurisdictions", DEMO_QUESTIONS[0][2])
