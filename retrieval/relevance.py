@@ -12,7 +12,9 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    document title) counting :data:`CONTEXT_CREDIT`, and
 3. it holds the facet's focus (the "insurance" of "What insurance must …") itself; for an
    obligation, permission, procedure or definition facet that names its focus ("What
-   permits are needed …") the focus stands in for the slot.
+   permits are needed …") the focus stands in for the slot, and
+4. it holds at least one of the facet's own topic terms itself (a year aside): context
+   completes a sentence, never stands in for it.
 
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
 picks its sentences by it, and the verifier judges every claim by it
@@ -195,7 +197,14 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         slot = named or slot_present(facet.kind, text, facet.unit)
         coverage.append(c)
         slots.append(slot)
-        if c >= ADDRESS_MIN and slot and years_ok and focus:
+        # Context completes a sentence, never replaces it: the sentence itself must hold
+        # one of the facet's own terms ("Section 6 … is repealed on January 1, 2024" in
+        # a minimum-wage chapter does not say what the minimum wage is).
+        # A year is checked on its own (``years_ok``), so it is not a term that says what
+        # the sentence is about.
+        topical = [t for t in facet.terms if t.weight == 1.0 and not all(s.isdigit() for s in t.stems)]
+        own = not topical or any(_holds(t, stems) for t in topical)
+        if c >= ADDRESS_MIN and slot and years_ok and focus and own:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)
                       * (1.0 if focus else 0.5))

@@ -249,3 +249,15 @@ def test_related_passages_show_document_markup_as_text():
                              related=[bad])
     assert "!\\[x\\](http://evil.test/p.png)" in text and "\\[click\\]" in text
     assert "Fee \\[notice\\](http://x)" in text
+
+
+def test_context_completes_a_sentence_but_never_stands_in_for_it():
+    """A sentence in a minimum-wage chapter that says only when a section is repealed
+    does not say what the minimum wage is, although its heading and the year match."""
+    analysis = question_analyse("What is the Oregon minimum wage for 2024?").scoped(["Oregon"])
+    context = "ORS ch. 653 Minimum Wages\\nMinimum wage rates. The minimum wage rate is adjusted each year."
+    off = sentence_relevance(analysis, "Section 6 of this 2017 Act is repealed on January 1, 2024.",
+                             context=context)
+    on = sentence_relevance(analysis, "Beginning July 1, 2024, the minimum wage is $14.20 per hour.",
+                            context=context)
+    assert not off.relevant and on.relevant
