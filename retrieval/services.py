@@ -152,7 +152,9 @@ def document_ingest(
     gives a new one :func:`retrieval.manifest.default_metadata`. ``shown_as``: how the
     messages name the file (default: ``path`` as given, the operator's own path); an
     upload passes the name it was uploaded under, so no server path reaches the person
-    (issue 11) — a reason quoting the staged path shows that name instead.
+    (issue 11) — a reason quoting the staged path shows that name instead. The stored
+    ``Document.error``, which the firm's users read, names files by their file name only
+    (also for the command line: never the operator's server path).
 
     Outcomes (``IngestResult.status``): ``created``; ``unchanged`` when the workspace
     already holds these bytes (same sha256; no second copy is made; at the same
@@ -210,6 +212,7 @@ def document_ingest(
                 workspace=workspace, path=path, shown=shown, source_path=source_path,
                 metadata=metadata, at_path=at_path, sha256=sha256, size=size,
                 reason=f"same content as the already ingested {other}",
+                other_paths=(same.source_path,),
             )
         if same.source_path != source_path:
             # Another path already holds these bytes: not a second copy, and not this
@@ -601,17 +604,27 @@ def _record_failure(
     sha256: str,
     size: int,
     reason: str,
+    other_paths: Sequence[str] = (),
 ) -> IngestResult:
     """Mark the document at ``source_path`` (or a new one) failed, with no chunks.
 
     A document that is ready stays as it is — status, chunks, stored file, metadata —
     and only its ``error`` reports the refused new version: a bad re-upload (an
     encrypted file under the name of a good one) must never delete the good version.
-    ``shown`` names the file in ``error`` (see ``document_ingest``'s ``shown_as``).
+
+    ``shown`` names the file in the returned result (the operator's path for the
+    command line, the uploaded name for an upload). The stored ``Document.error`` is read
+    by the firm's users (pages, API), so it names files by their name only: ``path`` and
+    ``other_paths`` (another document's key quoted in ``reason``) become their file names
+    there, never a server path (issue 11).
     """
-    reason = _path_hidden(reason, path=path, shown=shown)
+    stored = _path_hidden(reason, paths=(str(path), str(path.resolve())),
+                          shown=Path(shown).name)
+    for other in other_paths:
+        stored = _path_hidden(stored, paths=(other,), shown=Path(other).name)
+    reason = _path_hidden(reason, paths=(str(path), str(path.resolve())), shown=shown)
     if at_path is not None and at_path.status == Document.Status.READY:
-        message = f"new version not loaded, the previous one is kept: {reason} ({Path(shown).name})"
+        message = f"new version not loaded, the previous one is kept: {stored} ({Path(shown).name})"
         try:
             Document.objects.filter(pk=at_path.pk).update(error=message)
             at_path.error = message
@@ -636,7 +649,7 @@ def _record_failure(
             document.mime = ""
             document.page_count = None
             document.status = Document.Status.FAILED
-            document.error = f"{reason} ({shown})"
+            document.error = f"{stored} ({Path(shown).name})"
             document.save()
     except Exception:  # the database itself is failing: still report the first reason
         logger.exception("could not record the failure of %s", path)
@@ -645,10 +658,10 @@ def _record_failure(
                         path=shown)
 
 
-def _path_hidden(reason: str, *, path: Path, shown: str) -> str:
-    """``reason`` with the file's path (as given and resolved) replaced by ``shown``: an
-    exception text may quote the staged server path of an upload."""
-    for full in sorted({str(path), str(path.resolve())}, key=len, reverse=True):
+def _path_hidden(reason: str, *, paths: Sequence[str], shown: str) -> str:
+    """``reason`` with each of ``paths`` (longest first) replaced by ``shown``: an
+    exception text may quote the staged server path of an upload or an operator's path."""
+    for full in sorted(set(paths), key=len, reverse=True):
         reason = reason.replace(full, shown)
     return reason
 

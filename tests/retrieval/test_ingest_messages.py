@@ -1,15 +1,19 @@
 """What a failed ingest tells people (issue 11, low findings): an uploaded file is named
-as it was uploaded, never by its staged server path; and a size refusal shows two
-numbers that differ whenever the sizes do."""
+as it was uploaded, never by its staged server path; a file the operator ingested with
+``manage.py ingest`` is named in the stored error (read by firm users) by its file name,
+never by the operator's path; and a size refusal shows two numbers that differ whenever
+the sizes do."""
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 
 from retrieval.extract import ExtractionError, docx_check, oversize_reason, sizes_shown
 from retrieval.models import Document
@@ -67,12 +71,64 @@ def test_a_parser_message_quoting_the_staged_path_shows_the_name_instead(
     assert "uploads" not in document.error
 
 
-def test_the_command_line_still_shows_the_path_the_operator_typed(demo_workspace, tmp_path):
+def test_the_command_line_shows_the_operator_the_path_and_firm_users_the_name(
+        demo_workspace, tmp_path):
     locked = tmp_path / "locked.pdf"
     locked.write_bytes(encrypted_pdf())
     result = document_ingest(workspace=demo_workspace, path=locked)
     assert result.status == IngestStatus.FAILED and result.path == str(locked)
-    assert result.document.error == f"encrypted PDF (password required) ({locked})"
+    assert result.error == "encrypted PDF (password required)"
+    # The stored error is what the firm's users read (pages, API): the name only.
+    assert result.document.error == "encrypted PDF (password required) (locked.pdf)"
+
+
+def stored_errors(workspace) -> list[str]:
+    return list(Document.objects.filter(workspace=workspace, status=Document.Status.FAILED)
+                .values_list("error", flat=True))
+
+
+def test_the_ingest_command_stores_a_failure_under_the_file_name_only(
+        other_workspace, tmp_path):
+    folder = tmp_path / "srv" / "firm-intake"
+    folder.mkdir(parents=True)
+    (folder / "locked.pdf").write_bytes(encrypted_pdf())
+    out = StringIO()
+    call_command("ingest", str(folder / "locked.pdf"), "--workspace", other_workspace.name,
+                 stdout=out)
+    assert str(folder) in out.getvalue()  # the operator still sees the path typed
+    [error] = stored_errors(other_workspace)
+    assert error == "encrypted PDF (password required) (locked.pdf)"
+    assert str(tmp_path) not in error and "/" not in error
+
+
+def test_the_ingest_command_hides_the_path_a_parser_message_quotes(
+        other_workspace, tmp_path, monkeypatch):
+    def choke(path: Path, work=None):
+        raise OSError(f"[Errno 5] Input/output error: '{path.resolve()}'")
+
+    monkeypatch.setattr("retrieval.services.extract_bounded", choke)
+    (tmp_path / "notes.txt").write_text("Some notes.")
+    call_command("ingest", str(tmp_path / "notes.txt"), "--workspace", other_workspace.name,
+                 stdout=StringIO())
+    [error] = stored_errors(other_workspace)
+    assert error == "could not be read (OSError: [Errno 5] Input/output error: 'notes.txt') " \
+                    "(notes.txt)"
+
+
+def test_the_ingest_command_names_a_duplicate_by_its_file_name(other_workspace, tmp_path):
+    first, second = tmp_path / "a" / "lease.txt", tmp_path / "b" / "lease-copy.txt"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text("The tenant shall keep the dock in repair.")
+    call_command("ingest", str(first), "--workspace", other_workspace.name, stdout=StringIO())
+    # A path that failed once (no text) keeps its document, which then clashes with ``first``.
+    second.write_text("\n")
+    call_command("ingest", str(second), "--workspace", other_workspace.name, stdout=StringIO())
+    second.write_text("The tenant shall keep the dock in repair.")
+    call_command("ingest", str(second), "--workspace", other_workspace.name, stdout=StringIO())
+    [error] = stored_errors(other_workspace)
+    assert error == "same content as the already ingested lease.txt (lease-copy.txt)"
+    assert str(tmp_path) not in error
 
 
 # --- sizes --------------------------------------------------------------------------------
