@@ -5,9 +5,9 @@ A staff user who is no superuser sees only their own workspaces (``ciq.admin_sco
 
 from django.contrib import admin
 
-from ciq.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
+from ciq.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin, admin_sees_everything
 from ciq.models import AuditEvent, Membership, Workspace
-from ciq.services import membership_add, membership_remove
+from ciq.services import membership_add, membership_remove, workspace_owner_make
 
 
 class ReadOnlyAdminMixin:
@@ -49,6 +49,15 @@ class WorkspaceAdmin(WorkspaceScopedAdmin, admin.ModelAdmin):
     list_display = ["name", "created"]
     search_fields = ["name"]
     inlines = [MembershipInline]
+
+    def save_model(self, request, obj, form, change):
+        """A staff user who is no superuser and adds a workspace becomes its owner, so
+        it stays in their admin and they may add its members (the inline rows, saved
+        next); a superuser sees every workspace and is made nobody's member."""
+        super().save_model(request, obj, form, change)
+        if not change and not admin_sees_everything(request):
+            workspace_owner_make(workspace=obj, creator=request.user)
+            request._ciq_admin_workspace_ids = None  # read again, with the new workspace
 
     def save_formset(self, request, form, formset, change):
         """Memberships edited inline go through ``ciq.services`` (audit events, roles)."""

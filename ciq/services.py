@@ -23,6 +23,22 @@ def workspace_get_or_create(*, name: str) -> Workspace:
     return workspace
 
 
+@transaction.atomic
+def workspace_owner_make(*, workspace: Workspace, creator: AbstractBaseUser) -> Membership:
+    """Make ``creator``, who has just created ``workspace`` (in the admin, with the
+    add-workspace permission), its owner, recorded as ``member_added`` by ``creator``:
+    a staff user who is no superuser sees only their own workspaces, and a workspace
+    nobody owns would vanish from their admin the moment they created it. Raises
+    ``PermissionDenied`` if ``workspace`` already has members (it is not new)."""
+    if Membership.objects.filter(workspace=workspace).exists():
+        raise PermissionDenied("Only a new workspace is given to its creator.")
+    membership = Membership.objects.create(user=creator, workspace=workspace,
+                                           role=Membership.Role.OWNER)
+    audit_record(workspace=workspace, actor=creator, action=AuditEvent.Action.MEMBER_ADDED,
+                 target=creator.get_username(), role=Membership.Role.OWNER)
+    return membership
+
+
 def audit_record(*, workspace: Workspace, actor: AbstractBaseUser | None, action: str, target: str,
                  **detail) -> AuditEvent:
     """Append an :class:`AuditEvent` (``actor`` None: an operator's command)."""

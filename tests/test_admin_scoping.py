@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from knox.models import AuthToken
 
-from ciq.models import Membership, Workspace
+from ciq.models import AuditEvent, Membership, Workspace
 from ciq.services import membership_add
 from exports.models import ExportRecord
 from exports.services import session_export
@@ -240,3 +240,43 @@ def test_a_staff_user_sees_only_their_own_api_tokens(auditor, owner, django_user
 def test_a_superuser_sees_every_api_token(root, owner, outsider):
     tokens = {AuthToken.objects.create(user)[0].pk for user in [owner, outsider]}
     assert listed(root, "knox_authtoken") >= tokens
+
+
+def workspace_add(client, name: str):
+    return client.post(reverse("admin:ciq_workspace_add"), {
+        "name": name,
+        "membership_set-TOTAL_FORMS": "0", "membership_set-INITIAL_FORMS": "0",
+        "membership_set-MIN_NUM_FORMS": "0", "membership_set-MAX_NUM_FORMS": "1000",
+    })
+
+
+def test_a_staff_user_who_adds_a_workspace_owns_it_and_sees_it(auditor, firms):
+    response = workspace_add(auditor, "New firm")
+    assert response.status_code == 302, response.context and response.context["errors"]
+    created = Workspace.objects.get(name="New firm")
+    assert created.pk in listed(auditor, "ciq_workspace")
+    assert auditor.get(reverse("admin:ciq_workspace_change", args=[created.pk])).status_code == 200
+    membership = Membership.objects.get(workspace=created)
+    assert (membership.user.username, membership.role) == ("auditor", Membership.Role.OWNER)
+    event = AuditEvent.objects.get(workspace=created)
+    assert (event.action, event.actor_name, event.target) == (
+        AuditEvent.Action.MEMBER_ADDED, "auditor", "auditor")
+
+
+def test_a_staff_user_who_adds_a_workspace_can_add_its_members(auditor, firms, django_user_model):
+    newcomer = django_user_model.objects.create_user("newcomer")
+    response = auditor.post(reverse("admin:ciq_workspace_add"), {
+        "name": "New firm",
+        "membership_set-TOTAL_FORMS": "1", "membership_set-INITIAL_FORMS": "0",
+        "membership_set-MIN_NUM_FORMS": "0", "membership_set-MAX_NUM_FORMS": "1000",
+        "membership_set-0-user": newcomer.pk, "membership_set-0-role": "member",
+    })
+    assert response.status_code == 302
+    assert set(Membership.objects.filter(workspace__name="New firm")
+               .values_list("user__username", "role")) == {("auditor", "owner"),
+                                                           ("newcomer", "member")}
+
+
+def test_a_superuser_who_adds_a_workspace_is_not_made_a_member(root, firms):
+    assert workspace_add(root, "New firm").status_code == 302
+    assert not Membership.objects.filter(workspace__name="New firm").exists()
