@@ -8,6 +8,9 @@ differently from the service's arguments says so in ``service_error_fields``
 unless the view maps that key too. Django's refusals to read a request (a body over
 ``DATA_UPLOAD_MAX_MEMORY_SIZE``, over ``DATA_UPLOAD_MAX_NUMBER_FILES`` files or
 ``…_FIELDS`` fields) become JSON 413/400 answers instead of Django's bare HTML 400.
+A database still busy after its wait (SQLite's write lock held by a long ingest past
+``SQLITE_TIMEOUT_SECONDS``) becomes 503 with ``Retry-After``: the write was not done and
+may be sent again, which a 500 would not say.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import OperationalError
 from rest_framework import exceptions, status
 from rest_framework.serializers import as_serializer_error
 from rest_framework.settings import api_settings
@@ -39,11 +43,36 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+class DatabaseBusy(exceptions.APIException):
+    """503: the database stayed locked by another writer for the whole wait."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The database is busy with another write; nothing was changed. Try again shortly."
+    default_code = "database_busy"
+
+
+# Seconds a client is asked to wait before sending a refused write again.
+DATABASE_BUSY_RETRY_AFTER = 5
+# SQLite's messages for SQLITE_BUSY and SQLITE_LOCKED ("database is locked", "database
+# table is locked", "database schema is locked").
+_BUSY_MESSAGES = ("is locked", "database is busy")
+
+
+def database_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database refusing a write because another holds the lock."""
+    return isinstance(exc, OperationalError) and any(m in str(exc) for m in _BUSY_MESSAGES)
+
+
 def exception_handler(exc, context):
     """DRF's handler, plus Django ``ValidationError`` → 400 with field messages (renamed
     by the view's ``service_error_fields`` mapping, if any), ``RequestDataTooBig`` → 413 and
-too many files or fields → 400, all as JSON like DRF's own errors.
+too many files or fields → 400, a locked database → 503 with ``Retry-After``, all as
+    JSON like DRF's own errors.
     """
+    if database_busy(exc):
+        response = drf_exception_handler(DatabaseBusy(), context)
+        response["Retry-After"] = str(DATABASE_BUSY_RETRY_AFTER)
+        return response
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge(
             f"The request body is over the limit of {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.")

@@ -120,13 +120,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     if DATABASES["default"]["NAME"] not in ("", ":memory:"):
         Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # WAL lets readers run while a writer ingests (DESIGN.md §5); the pragmas run on
-    # every new connection.
+    # every new connection. Every transaction takes the write lock when it begins
+    # (IMMEDIATE), so a writer waits for it, up to SQLITE_TIMEOUT_SECONDS, instead of
+    # failing at once when a read turns into a write; a worker writing a large
+    # document's chunks holds the lock for seconds (issue 11: with 5 s, 28 of 110
+    # concurrent writes failed). A wait that still times out is answered 503 with
+    # Retry-After (ciq.middleware), never 500.
     DATABASES["default"].setdefault("OPTIONS", {})
     DATABASES["default"]["OPTIONS"].setdefault(
-        "init_command",
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
-    )
+        "init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
     DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
+    DATABASES["default"]["OPTIONS"].setdefault(
+        "timeout", env.float("SQLITE_TIMEOUT_SECONDS", default=20.0))
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A new PostgreSQL connection is a server process (about 10 ms here), and each search
     # lane runs in its own thread: keep connections for a minute (``?conn_max_age=`` in
