@@ -11,6 +11,7 @@ so nothing in an answer takes the reader off-site with a click or loads from els
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from django.urls import Resolver404, resolve, reverse
@@ -25,23 +26,31 @@ _markdown = MarkdownIt("commonmark", {"html": False})
 # Private-use characters stand in for citations while Markdown renders: they cannot
 # come from the Writer's markers and markdown-it passes them through unchanged.
 _OPEN, _CLOSE = "\ue000", "\ue001"
-_PLACEHOLDER_RE = re.compile(f"{_OPEN}([0-9a-f,]+){_CLOSE}")
+_PLACEHOLDER_RE = re.compile(f"{_OPEN}([0-9a-f,]+)(?::(\\d+))?{_CLOSE}")
 # A root-relative URL as markdown-it leaves it (percent-encoded): no scheme, no host, and
 # not "//" (another host to a browser); a "/\" arrives as "/%5C" and resolves to no page.
 _OWN_URL_RE = re.compile(r"/(?!/)[A-Za-z0-9\-._~%!$&'()*+,;=:@/?#]*")
 
 
-def answer_html(text: str, *, session_id: int) -> SafeString:
+def answer_html(text: str, *, session_id: int,
+                claims: Sequence[int | None] | None = None) -> SafeString:
     """``text`` (Markdown with ``[cite:ID]`` markers) as HTML; each marker becomes
     ``<sup class="cite">`` links ``[n]`` (numbers in order of first citation) to the
-    session's chunk page. A link to a page of CIQ stays a link; any other link becomes
-    "text (URL)" and an image "alt (URL)", as plain text (no ``<img>``, nothing fetched)."""
+    session's chunk page. ``claims`` (optional) gives, per marker in order, the index of
+    the ledger claim it belongs to (``web.citations.claim_per_marker``): its links carry
+    it as ``data-claim`` for the citation card. A link to a page of CIQ stays a link;
+    any other link becomes "text (URL)" and an image "alt (URL)", as plain text (no
+    ``<img>``, nothing fetched)."""
     numbers = citation_numbers(text)
     text = text.replace(_OPEN, "").replace(_CLOSE, "")
-    marked = CITE_RE.sub(
-        lambda m: _OPEN + ",".join(i.lower() for i in CITE_ID_RE.findall(m.group(1))) + _CLOSE,
-        text,
-    )
+    per_marker = iter(claims or ())
+
+    def placeholder(m: re.Match) -> str:
+        claim = next(per_marker, None)
+        tail = "" if claim is None else f":{int(claim)}"
+        return _OPEN + ",".join(i.lower() for i in CITE_ID_RE.findall(m.group(1))) + tail + _CLOSE
+
+    marked = CITE_RE.sub(placeholder, text)
     env: dict = {}
     tokens = _markdown.parse(marked, env)
     for token in tokens:
@@ -51,9 +60,10 @@ def answer_html(text: str, *, session_id: int) -> SafeString:
 
     def link(match: re.Match) -> str:
         links = []
+        claim = f' data-claim="{match.group(2)}"' if match.group(2) else ""
         for chunk_id in match.group(1).split(","):
             url = reverse("chunk", args=[session_id, chunk_id])
-            links.append(f'<a href="{url}" data-chunk="{chunk_id}" '
+            links.append(f'<a href="{url}" data-chunk="{chunk_id}"{claim} '
                          f'aria-label="Source {numbers[chunk_id]}">[{numbers[chunk_id]}]</a>')
         return '<sup class="cite">' + "".join(links) + "</sup>"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sessions.models import EventType, Outcome, Turn
 from sessions.selectors import turn_as_dict
+from web.citations import citation_cards, claim_per_marker
 from web.rendering import answer_html
 from web.selectors import UNFINISHED
 
@@ -24,11 +25,15 @@ def turn_view(*, turn: Turn, events: list[dict]) -> dict:
     has not finished: the page fills it from events), ``answer_html``, ``trace`` (label,
     text, elapsed ms), ``lanes`` (per-lane found/kept/top titles), ``revision_notes``,
     per-claim ``unsupported`` flags and ``evidence_number`` (its citation number),
-    ``outcome_label`` and ``open_facets`` (the parts of the question left unanswered).
+    ``outcome_label``, ``open_facets`` (the parts of the question left unanswered) and
+    ``cards`` (the citations' hover cards, ``web.citations.citation_cards``).
     ``events``: the turn's stored event messages."""
     data = turn_as_dict(turn=turn, with_events=False)
     data["live"] = turn.status in UNFINISHED
-    data["answer_html"] = answer_html(turn.answer_markdown, session_id=turn.session_id)
+    data["answer_html"] = answer_html(
+        turn.answer_markdown, session_id=turn.session_id,
+        claims=claim_per_marker(turn.answer_markdown, data["ledger"]))
+    data["cards"] = citation_cards(data)
     data["trace"] = [
         {"label": TRACE_LABELS[e["type"]], "kind": e["type"].removeprefix("reasoning_"),
          "text": e.get("text", ""), "elapsed_ms": e.get("elapsed_ms")}

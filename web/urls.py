@@ -23,6 +23,8 @@ urlpatterns = [
     path("sessions/<int:session_id>/ask/", sessions.session_followup, name="followup"),
     path("sessions/<int:session_id>/turns/<int:index>/", sessions.turn_fragment, name="turn"),
     path("sessions/<int:session_id>/chunks/<str:chunk_id>/", chunks.chunk_detail, name="chunk"),
+    path("sessions/<int:session_id>/chunks/<str:chunk_id>/panel/", chunks.chunk_panel,
+         name="chunk-panel"),
     path("sessions/<int:session_id>/export/<str:fmt>/", exports.session_export_view,
          name="session-export"),
 ]
