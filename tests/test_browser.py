@@ -166,14 +166,79 @@ def test_upload_ask_verify_and_open_a_citation(server, page):
     assert page.locator(".trace li").count() >= 4
     page.screenshot(path=str(ARTIFACTS / "browser-session.png"), full_page=True)
 
+    session_url = page.url.split("#")[0]
     link = page.locator('[data-role="answer"] sup.cite a').first
     chunk_id = link.get_attribute("data-chunk")
-    link.click()
+    chunk_url = link.get_attribute("href")
+    citations_at_hand(page, link, chunk_id, session_url)
+
+    page.goto(server + chunk_url)  # the chunk page: a new tab, or no scripts
     page.wait_for_selector(f'article[data-chunk="{chunk_id}"]')
     assert "Rivergrove Ord. No. 88-2017" in page.content()
     assert page.locator("blockquote.chunk-text mark").count() > 0
     page.screenshot(path=str(ARTIFACTS / "browser-chunk.png"), full_page=True)
+
+    # Deleting the document keeps the citation readable from the stored text, marked.
+    page.click("nav >> text=Documents")
+    page.click("tr[data-document] a.danger-link")
+    page.click("button:has-text('Delete')")
+    page.wait_for_selector(".message:has-text('Deleted')")
+    page.goto(session_url)
+    page.locator(f'[data-role="answer"] sup.cite a[data-chunk="{chunk_id}"]').first.click()
+    panel = page.locator("#cite-panel")
+    panel.locator(f'[data-panel-for="{chunk_id}"][data-state="deleted"]').wait_for()
+    assert panel.locator('[data-role="deleted"]').is_visible()
+    assert panel.locator("blockquote.chunk-text mark").count() > 0
+    page.keyboard.press("Escape")
+    panel.wait_for(state="hidden")
     assert timing["ledger_ms"] < TIMEOUT_MS
+
+
+def citations_at_hand(page, link, chunk_id: str, session_url: str) -> None:
+    """Issue 14, item 1: hover and keyboard focus on a citation show its card; a click
+    or Enter opens the side panel with the chunk in context without leaving the page;
+    Escape closes it and gives focus back to the citation; at 390 px the panel takes
+    the whole width and nothing overflows."""
+    card = page.locator("#cite-card")
+    link.hover()
+    card.wait_for(state="visible")
+    assert "Rivergrove Ord. No. 88-2017" in card.text_content()  # the pinpoint
+    assert card.locator('[data-role="card-snippet"] mark').count() > 0
+    assert card.locator('[data-role="card-verdict"] .verdict').count() == 1
+    assert link.get_attribute("aria-describedby") == "cite-card"
+    page.mouse.move(1, 1)
+    card.wait_for(state="hidden")
+
+    link.focus()
+    card.wait_for(state="visible")
+    page.keyboard.press("Enter")
+    panel = page.locator('#cite-panel[role="dialog"]')
+    panel.wait_for(state="visible")
+    panel.locator(f'[data-panel-for="{chunk_id}"][data-state="live"]').wait_for()
+    assert page.url.split("#")[0] == session_url  # the answer stays
+    assert panel.get_attribute("aria-labelledby") == "cite-panel-title"
+    page.wait_for_function("document.activeElement?.id === 'cite-panel-title'")  # focus moved in
+    assert panel.locator('[data-role="cited-text"] mark').count() > 0
+    assert panel.locator('[data-role="outline"] [aria-current="true"]').count() == 1
+    assert panel.locator('[data-role="previous"], [data-role="next"]').count() >= 1
+    assert page.locator('[data-role="answer"]').first.is_visible()
+    page.screenshot(path=str(ARTIFACTS / "browser-citation-panel.png"))
+    page.keyboard.press("Escape")
+    panel.wait_for(state="hidden")
+    assert page.evaluate("document.activeElement.dataset.chunk") == chunk_id
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        link.click()
+        panel.locator(f'[data-panel-for="{chunk_id}"]').wait_for()
+        box = panel.bounding_box()
+        assert box["x"] == 0 and box["width"] == 390
+        assert page.evaluate(OVERFLOW_JS)["scroll"] <= 0
+        page.screenshot(path=str(ARTIFACTS / "browser-citation-panel-390.png"))
+        panel.locator('[data-role="panel-close"]').click()
+        panel.wait_for(state="hidden")
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 1000})
 
 
 def test_demo_questions_stream_and_verify(server, page):
