@@ -197,8 +197,8 @@ def test_upload_ask_verify_and_open_a_citation(server, page):
 def citations_at_hand(page, link, chunk_id: str, session_url: str) -> None:
     """Issue 14, item 1: hover and keyboard focus on a citation show its card; a click
     or Enter opens the side panel with the chunk in context without leaving the page;
-    Escape closes it and gives focus back to the citation; at 390 px the panel takes
-    the whole width and nothing overflows."""
+    Escape closes it and gives focus back to the citation; at 1,440 px the panel sits
+    beside the answer, at 390 px it takes the whole width, and nothing overflows."""
     card = page.locator("#cite-card")
     link.hover()
     card.wait_for(state="visible")
@@ -227,8 +227,18 @@ def citations_at_hand(page, link, chunk_id: str, session_url: str) -> None:
     panel.wait_for(state="hidden")
     assert page.evaluate("document.activeElement.dataset.chunk") == chunk_id
 
-    page.set_viewport_size({"width": 390, "height": 844})
     try:
+        # 1,440 px: a column on the right, beside the answer, not over it.
+        page.set_viewport_size({"width": 1440, "height": 900})
+        link.click()
+        panel.locator(f'[data-panel-for="{chunk_id}"]').wait_for()
+        box, answer = panel.bounding_box(), page.locator('[data-role="answer"]').first.bounding_box()
+        assert box["x"] + box["width"] == 1440 and box["x"] >= answer["x"] + answer["width"]
+        assert page.evaluate(OVERFLOW_JS)["scroll"] <= 0
+        panel.locator('[data-role="panel-close"]').click()
+        panel.wait_for(state="hidden")
+        # 390 px: the whole width.
+        page.set_viewport_size({"width": 390, "height": 844})
         link.click()
         panel.locator(f'[data-panel-for="{chunk_id}"]').wait_for()
         box = panel.bounding_box()
