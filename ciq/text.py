@@ -73,6 +73,15 @@ def _ends_with_abbreviation(piece: str) -> bool:
     return bool(m) and m.group(1).lower().rstrip(".") in LEGAL_ABBREVIATIONS
 
 
+# pysbd takes the second label of a pinpoint ("subsection (2)(a) of this section") for a
+# list item that starts a sentence; a piece that ends mid-sentence (a word, a number or a
+# closing parenthesis, no final punctuation) is continued on the same line by such a label
+# when another label or a lowercase word follows it ("(a)(1)", "(a) of this section"); a
+# label before a capital ("(1) The owner …") starts an item.
+_OPEN_END_RE = re.compile(r"[\w)]$")
+_LABEL_START_RE = re.compile(r"\((?:[a-z]{1,2}|[0-9]{1,3}|[ivxlc]{1,5}|[A-Z])\)(?:\(|\s+[a-z])")
+
+
 @lru_cache(maxsize=1)
 def _segmenter() -> pysbd.Segmenter:
     return pysbd.Segmenter(language="en", clean=False, char_span=True)
@@ -85,7 +94,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     handles legal abbreviations such as "U.S.C." and "§ 1.2"; spans exclude the trailing
     whitespace pysbd attaches. Paragraph breaks (blank lines) always end a sentence. A
     piece that ends with one of :data:`LEGAL_ABBREVIATIONS` ("Ord.", "Sec.", "Inc.") is
-    joined to the next piece of the same paragraph.
+    joined to the next piece of the same paragraph, and so is a piece that ends mid-sentence
+    when the next one continues the line with a label ("subsection (2)" + "(a) of this
+    section …").
     """
     spans: list[tuple[int, int]] = []
     for block in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", text, re.DOTALL):
@@ -99,6 +110,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 start += 1
             if end <= start:
                 continue
+            if spans and not joined and "\n" not in text[spans[-1][1]:start]:
+                joined = (bool(_OPEN_END_RE.search(text[spans[-1][0]:spans[-1][1]]))
+                          and bool(_LABEL_START_RE.match(text, start)))
             if joined and spans:
                 spans[-1] = (spans[-1][0], end)
             else:

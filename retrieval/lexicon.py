@@ -32,7 +32,7 @@ morning|dawn|sunrise|daytime
 park|playground|recreation area|public park
 sue|lawsuit|take to court|court|civil action|action|litigation|legal action|bring an action|claim
 lawyer|attorney|counsel|legal fees|attorney fees|attorneys fees
-fee|charge|cost|price|payment|pay|rate|amount
+fee|charge|cost|price|payment|pay|rate
 tree|trees|timber|vegetation
 cut down|take down|take out|remove|removal|cutting|cut|fell|felling
 house|home|dwelling|residence|residential|homeowner|single family
@@ -77,7 +77,7 @@ lot|parcel|tract|acre|acres|acreage|lot size|lot area
 horse|horses|livestock|animal|animals|equine|poultry|cattle
 garage sale|yard sale|sale of personal items|rummage sale|estate sale|temporary use
 permit|license|licence|approval|authorization|permission|certificate
-writing|written|in writing|signed|signature
+writing|written|in writing|signature
 enforceable|valid|binding|hold up|enforce|void
 records request|public records|public record request|request for records|records
 respond|response|hear back|reply|answer|acknowledge|acknowledgment
@@ -117,7 +117,7 @@ former customer|paid off|no longer a customer|closed account|terminated relation
 escrow|escrow account|impound|cushion|buffer
 civil investigative demand|cid|investigative demand
 narrow|modify|set aside|quash|limit|petition to modify
-charges|notice of charges|complaint|administrative proceeding
+notice of charges|complaint|administrative proceeding
 ship back|return|send back|stock rotation|returns
 credit|refund|reimburse|reimbursement
 sell-through|slow-selling|unsold|slow moving|excess inventory
@@ -215,7 +215,7 @@ escrow account|impound account|tax and insurance account
 originate|make a loan|take a loan application|loan origination
 licensing|license|registration|registered
 exemption|exempt|not covered|carve out|excluded
-enforcement action|proceeding|charges|administrative action
+enforcement action|proceeding|administrative action
 subpoena|compulsory process|demand for documents|civil investigative demand
 freedom of information|foia|records request|public records
 fee waiver|waive fees|no charge|free of charge
@@ -232,6 +232,39 @@ raise|raises|increase|increases|hike|go up
 lower|reduce|decrease|cut
 brand|trademark|trade name|logo|mark|label|labeling
 sell|sale|sell off|sell-off|inventory|remaining inventory
+expire|expires|expired|dies|die|run out|runs out|become void|void|null and void|no longer valid|lapse
+obtain|pull|secure|be issued|issued|issuance|acquire
+afterward|afterwards|after the fact|thereafter|following|subsequently
+paperwork|form|forms|application|filing|documentation|report
+put up|put in|install|installation|erect|place|locate
+gate|gates|gated|barrier|barriers
+locked|restrict access|restricted access|closed off|block access
+shortened day|shortened school day|abbreviated school day|reduced school day|partial day
+cut back|cut short|curtail|decrease|reduce|shorten
+beat|win|won|prevail|prevailing party|successful party|prevailed
+stolen|steal|theft|unauthorized use|fraudulently|without authorization
+heap|accumulation|stockpile|storage|collection
+surplus|excess property|no longer needed|not needed for public use|unneeded
+advertise|advertisement|publish|publication|posted notice|notice of sale
+real estate|real property|realty|land
+decal|decals|sticker|stickers|emblem|logo|markings
+compared with|compared to|relative to|proportion|ratio|as large as|no larger than
+bounce|bounced|dishonored|dishonoured|insufficient funds|returned check|nsf
+pocket|earn|royalty|royalties|commission|per unit
+throw out|thrown out|toss|tossed|set aside|quash|vacate|dismiss
+empty|vacant|unoccupied|not in use|discontinued|ceased|idle
+give up|given up|abandon|abandoned|abandonment|discontinue|discontinuance
+labor|labour|staff time|employee time|personnel time|time spent|search time
+marketing|solicitation|solicitations|promotional|advertising
+opt out|opt-out|stop sending|refuse|unsubscribe
+honor|honour|give effect|effective|comply with
+affiliate|affiliates|affiliated companies|sister company|related company
+talk|talks|negotiate|negotiation|negotiations|discuss|discussions|communicate|solicit
+overbroad|too broad|unduly burdensome|burdensome|unreasonable
+trip|tripped|fall|fell|slip|slipped
+annual|annually|yearly|each year|every year|once a year
+mail|send|deliver|provide|furnish
+busted|broken|defective|defect|damaged|dangerous condition|disrepair
 """.strip()
 
 

@@ -98,7 +98,8 @@ SCAFFOLD = frozenset(stem(w) for w in """
     count counts qualify qualifies mean means meant take takes taking cost costs
     owe owes owed long time period point level sure possible come comes came keep keeps
     already first last past this next now soon one two three four five six seven eight nine ten
-    big biggest way whole able people person persons onto""".split())
+    big biggest way whole able people person persons onto
+    spring summer autumn winter ago recently lately yesterday tomorrow""".split())
 # Nouns that name the asked value itself ("the threshold", "the deadline"): the slot of
 # the facet's kind stands for them, so a sentence need not repeat the word.
 SLOT_NOUNS = frozenset(stem(w) for w in """
@@ -124,15 +125,17 @@ class Term:
     stems: tuple[str, ...]
     alternatives: tuple[tuple[str, ...], ...]
     weight: float = 1.0
+    told: bool = False  # from the situation told before the question, not the question itself
 
     @property
     def key(self) -> str:
         """The term's stems joined with spaces ("garag sale"): its identity in a facet."""
         return " ".join(self.stems)
 
-    def weighted(self, weight: float) -> Term:
-        """The same term with another weight in [0, 1]."""
-        return Term(self.stems, self.alternatives, weight)
+    def weighted(self, weight: float, *, told: bool = False) -> Term:
+        """The same term with another weight in [0, 1] (``told``: it comes from the
+        situation told before the question)."""
+        return Term(self.stems, self.alternatives, weight, told)
 
 
 @dataclass(frozen=True)
@@ -362,9 +365,13 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
     result = []
     for i, facet in enumerate(facets):
         shared: dict[str, Term] = {}
-        for term in situation_terms + (facets[0].terms if i else ()):
-            if term.key not in {t.key for t in facet.terms}:
+        own = {t.key for t in facet.terms}
+        for term in facets[0].terms if i else ():
+            if term.key not in own:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT))
+        for term in situation_terms:
+            if term.key not in own:
+                shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))
         result.append(Facet(facet.text, facet.kind, facet.terms + tuple(shared.values()), facet.focus,
                             facet.unit))
     years = tuple(dict.fromkeys(_YEAR_RE.findall(question)))

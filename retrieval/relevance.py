@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ciq.text import content_terms
-from retrieval.question import Facet, FactKind, QuestionAnalysis, Term
+from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 
 ADDRESS_MIN = 0.5
 CONTEXT_CREDIT = 0.5
@@ -77,14 +77,19 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.PROCEDURE: re.compile(
         r"\b(?:shall|must|may) (?:\w+ ){0,3}(?:file|submit|apply|petition|request|notify|send|deliver"
         r"|serve|present|obtain|give|provide|mail|appeal|record|post)\b|\b(?:an application|a petition"
-        r"|written notice|by arbitration|a hearing) (?:\w+ ){0,3}(?:shall|must|may|is|to)\b", re.I),
+        r"|written notice|by arbitration|a hearing) (?:\w+ ){0,3}(?:shall|must|may|is|to)\b"
+        r"|\b(?:provided that|only if|on condition that|so long as|as long as)\b", re.I),
 }
 
 
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
+    # A cost may be stated as a rate ("a late charge equal to 1.5% per month").
     "money": re.compile(r"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|\b(?:no|without) (?:fee|charge|cost)\b"
-                        r"|\bfree of charge\b|\bat no (?:cost|charge)\b", re.I),
+                        r"|\bfree of charge\b|\bat no (?:cost|charge)\b"
+                        r"|\b(?:charge|fee|interest|rate|penalty)\b[^.;]{0,60}?\d[\d.]*\s*"
+                        r"(?:%|percent|per cent)",
+                        re.I),
     "size": re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:square |sq\.? ?|linear )?"
                        r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|metres?|stories|storeys)\b"
                        r"|\d\s*(?:'|′|\")", re.I),
@@ -111,10 +116,20 @@ def slot_present(kind: str, text: str, unit: str = "") -> bool:
 def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]:
     """One weight per term: the highest IDF of its stems (a term the index has never
     seen is capped at the best-known term's weight, or 1.0) × the term's own weight in
-    the facet (situation terms count less, ``retrieval.question``)."""
+    the facet (situation terms count less, ``retrieval.question``). The terms of the
+    situation told before the question (``Term.told``) together weigh at most
+    :data:`retrieval.question.SITUATION_WEIGHT` × the question's own terms: a long story
+    ("moved his Cessna to a hangar in Bend for good") is the case, not the question, and
+    cannot outweigh what is asked ("how long to register it with the state")."""
     known = [max((idf[s] for s in t.stems if s in idf), default=None) for t in terms]
     cap = max((w for w in known if w is not None), default=UNSEEN_WEIGHT_CAP)
-    return [(min(w, cap) if w is not None else cap) * t.weight for w, t in zip(known, terms, strict=True)]
+    weights = [(min(w, cap) if w is not None else cap) * t.weight for w, t in zip(known, terms, strict=True)]
+    asked = sum(w for w, t in zip(weights, terms, strict=True) if not t.told)
+    told = sum(w for w, t in zip(weights, terms, strict=True) if t.told)
+    if asked and told > SITUATION_WEIGHT * asked:
+        scale = SITUATION_WEIGHT * asked / told
+        weights = [w * scale if t.told else w for w, t in zip(weights, terms, strict=True)]
+    return weights
 
 
 def _holds(term: Term, stems: set[str]) -> bool:

@@ -193,12 +193,62 @@ def table_sentences(text: str) -> list[str]:
     return sentences
 
 
+# A two-column schedule laid out with tabs (fee schedules converted from Word or PDF):
+# each cell on its own line after a tab, a label cell followed by its value cell; a label
+# with no value heads the group of rows under it ("Building Fees & Permits").
+_TABBED_VALUE_RE = re.compile(r"^(?:\$\s?\.?\d|\d[\d,.]*\s*(?:%|percent|dollars?)|N/C$"
+                              r"|No (?:[\w&]+ )?charge\b|Free\b|None$|(?:Per|@) .*\$\s?\.?\d)", re.I)
+TABBED_MIN_VALUES = 3  # fewer tab-led values is prose with a stray tab, not a schedule
+
+
+def tabbed_sentences(text: str) -> list[str]:
+    """Rows of a tab-laid schedule in ``text`` as sentences: "Group — label: value."
+    (e.g. "Building Fees & Permits — Dwelling or Addition: $0.20/sq ft-$75 Minimum.").
+    A cell starts on a line that begins with a tab; a line indented with spaces continues
+    the cell above. Text with fewer than :data:`TABBED_MIN_VALUES` tab-led values has no
+    schedule: []."""
+    cells: list[str] = []
+    for line in text.splitlines():
+        stripped = re.sub(r"\s+", " ", line).strip()
+        if line.startswith("\t") or not cells or not line[:1].isspace():
+            cells.append(stripped)
+        elif stripped:
+            cells[-1] = f"{cells[-1]} {stripped}".strip()
+    cells = [c for c in cells if c]
+    values = [bool(_TABBED_VALUE_RE.match(c)) and len(c) <= 60 for c in cells]
+    if sum(values) < TABBED_MIN_VALUES:
+        return []
+    rows, group = [], ""
+    for i, cell in enumerate(cells):
+        if values[i] or not any(ch.isalpha() for ch in cell) or len(cell.split()) > 24:
+            continue
+        if i + 1 < len(cells) and values[i + 1]:
+            label = cell.rstrip(" :")
+            rows.append(f"{group} — {label}: {cells[i + 1]}." if group else f"{label}: {cells[i + 1]}.")
+        elif i + 1 < len(cells) and not re.search(r"[\d$]", cell) and len(cell.split()) <= 8:
+            group = cell.rstrip(" :")
+    return rows
+
+
 _LIST_ITEM_RE = re.compile(r"^\s*(?:\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlcIVXLC]+\)|[-*•])\s+")
 LIST_ITEMS = 8  # items of a list read after its introduction
 
 
+def _label_style(label: str) -> str:
+    """The numbering style of a list label: digit, roman, lower, upper or bullet."""
+    core = label.strip(" ().")
+    if core.isdigit():
+        return "digit"
+    if re.fullmatch(r"[ivxlc]+", core) and (len(core) > 1 or core == "i"):
+        return "roman"
+    if core.isalpha():
+        return "lower" if core.islower() else "upper"
+    return "bullet"
+
+
 def _chunk_sentences(chunk: RetrievedChunk) -> list[str]:
-    """The chunk's sentences (pysbd), table rows as :func:`table_sentences`, and each
+    """The chunk's sentences (pysbd), table rows as :func:`table_sentences` and
+    :func:`tabbed_sentences`, and each
     list introduction ("… neither Vector nor its funds will, directly or indirectly:")
     joined with each of its items ("(ii) any tender or exchange offer …"), which alone
     are fragments."""
@@ -207,11 +257,16 @@ def _chunk_sentences(chunk: RetrievedChunk) -> list[str]:
     joined = []
     for i, sentence in enumerate(sentences):
         if sentence.rstrip().endswith(":"):
+            style = None
             for item in sentences[i + 1:i + 1 + LIST_ITEMS]:
-                if not _LIST_ITEM_RE.match(item):
+                label = _LIST_ITEM_RE.match(item)
+                # The list ends where the labels change style: "(3)" after "(A)", "(B)"
+                # is the section's next subsection, not an item of this list.
+                if not label or style not in (None, _label_style(label.group())):
                     break
+                style = _label_style(label.group())
                 joined.append(f"{sentence.rstrip()} {_LIST_ITEM_RE.sub('', item, count=1)}")
-    return sentences + joined + table_sentences(chunk.text)
+    return sentences + joined + table_sentences(chunk.text) + tabbed_sentences(chunk.text)
 
 
 def candidates_for(request: WriteRequest) -> list[Candidate]:
