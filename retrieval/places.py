@@ -264,6 +264,10 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
         routing.names += routing.parties
         if not routing.targets and not routing.documents and len(located) == 1:  # one town's park
             routing.targets = located
+    # A party named in full ("Jim Nantz") where the documents know part of it ("Nantz"):
+    # the whole name is scope, so "Jim" is not a topic term an answer must hold.
+    found = {w for name in routing.parties for w in name.split()}
+    routing.names += [n for n in _names(question) if n not in routing.names and found & set(n.split())]
     return routing
 
 

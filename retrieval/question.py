@@ -99,7 +99,10 @@ SCAFFOLD = frozenset(stem(w) for w in """
     owe owes owed long time period point level sure possible come comes came keep keeps
     already first last past this next now soon one two three four five six seven eight nine ten
     big biggest way whole able people person persons onto
-    spring summer autumn winter ago recently lately yesterday tomorrow""".split())
+    spring summer autumn winter ago recently lately yesterday tomorrow
+    isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't can't
+    couldn't shouldn't wouldn't isn aren wasn weren hasn haven hadn doesn don didn couldn shouldn
+    wouldn""".split())
 # Nouns that name the asked value itself ("the threshold", "the deadline"): the slot of
 # the facet's kind stands for them, so a sentence need not repeat the word.
 SLOT_NOUNS = frozenset(stem(w) for w in """

@@ -2,7 +2,10 @@
 question does not drown what is asked, a cost stated as a rate is a cost, a condition
 says what has to happen, and the lexicon does not join words that only share a stem."""
 
+import pytest
+
 from retrieval.lexicon import alternatives
+from retrieval.plan import question_plan
 from retrieval.question import question_analyse
 from retrieval.relevance import sentence_relevance, term_weights
 
@@ -57,3 +60,17 @@ def test_words_that_only_share_a_stem_are_not_synonyms():
     assert ("amount",) not in alternatives(("fee",))  # "in an amount not less than $5,000" is no fee
     assert ("complaint",) not in alternatives(("charg",))  # what the city charges is not a charge sheet
     assert ("void",) in alternatives(("expir",)) and ("obtain",) in alternatives(("pull",))
+
+
+@pytest.mark.django_db
+def test_a_party_named_in_full_is_scope_when_the_documents_know_part_of_it(demo_workspace):
+    analysis, routing = question_plan("In the Tripath deal with Bob Uniquest, can Uniquest ship unsold "
+                                      "products back?", workspace=demo_workspace)
+    assert "Uniquest" in routing.parties and "Bob Uniquest" in routing.names
+    assert "bob" not in {t.key for t in analysis.topic}  # "Bob" names the party, not the topic
+
+
+def test_contractions_are_not_topic_terms():
+    analysis = question_analyse("The patient hasn't paid and doesn’t answer. Can we send the claim "
+                                "to collections?")
+    assert not {"hasn't", "doesn", "hasn"} & {t.key for t in analysis.topic}
