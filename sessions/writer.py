@@ -204,8 +204,8 @@ TABBED_MIN_VALUES = 3  # fewer tab-led values is prose with a stray tab, not a s
 def tabbed_sentences(text: str) -> list[str]:
     """Rows of a tab-laid schedule in ``text`` as sentences: "Group — label: value."
     (e.g. "Building Fees & Permits — Dwelling or Addition: $0.20/sq ft-$75 Minimum.").
-    A cell starts on a line that begins with a tab; a line indented with spaces continues
-    the cell above. Text with fewer than :data:`TABBED_MIN_VALUES` tab-led values has no
+    A cell starts on a line that begins with a tab or with no indent; a line indented with
+    spaces continues the cell above. Text with fewer than :data:`TABBED_MIN_VALUES` tab-led values has no
     schedule: []."""
     cells: list[str] = []
     for line in text.splitlines():

@@ -28,16 +28,7 @@
 
   const panelUrl = (id) => root.dataset.panelUrl.replace("CHUNKID", id);
 
-  function el(tag, props = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (key === "text") node.textContent = value;
-      else if (key === "className") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
+  const el = window.ciqEl;
 
   function chunkOf(link) {
     if (link.dataset.chunk) return link.dataset.chunk;

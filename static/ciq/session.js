@@ -23,16 +23,7 @@
   const pct = (x) => `${Math.round(Number(x) * 100)}%`;
   const fixed = (x, d = 2) => (x === null || x === undefined ? "–" : Number(x).toFixed(d));
 
-  function el(tag, props = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (key === "text") node.textContent = value;
-      else if (key === "className") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
+  const el = window.ciqEl;
   const part = (article, role) => article.querySelector(`[data-role="${role}"]`);
   const say = (text) => { if (statusLine) statusLine.textContent = text; };
 
