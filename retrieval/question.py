@@ -59,8 +59,10 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|decided|appealed|filed)\b|\bwhat needs to happen\b", re.I)),
     (FactKind.AMOUNT, re.compile(
         r"\bhow (?:much|many|big|large|small|tall|high|wide|deep|far|close|old)\b"
-        r"|\bwhat(?:'s| is| are| was)? (?:the )?(?:fee|fine|penalty|cost|price|charge|rate|interest"
-        r"|amount|maximum|minimum|cap|limit|threshold|size|percentage|sum|salary|compensation)\b"
+        # "What is the speed limit", "What's the late payment penalty": up to two words
+        # may name what the amount is of.
+        r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,2}?(?:fee|fine|penalty|cost|price"
+        r"|charge|rate|interest|amount|maximum|minimum|cap|limit|threshold|size|percentage|sum|salary|compensation)\b"
         r"|\bat what (?:size|amount|point|level)\b|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
         r"|ceiling)\b|\bwhat (?:does|did|do|will) .{1,60} (?:charge|cost|pay|owe)\b"
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
