@@ -17,8 +17,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
-from web.origin import SameOriginValidator  # noqa: E402
-from web.routing import websocket_urlpatterns  # noqa: E402
+from ciq.web.origin import SameOriginValidator  # noqa: E402
+from ciq.web.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter({
     "http": ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app,

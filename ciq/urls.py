@@ -5,6 +5,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/", include("api.urls")),
-    path("", include("web.urls")),
+    path("api/", include("ciq.api.urls")),
+    path("", include("ciq.web.urls")),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework.test import APIClient
 
-from api.tokens import token_create
+from ciq.api.tokens import token_create
 
 QUESTION = "When may a state apply for an exemption from the Fair Debt Collection Practices Act?"
 

@@ -34,7 +34,7 @@ def main() -> None:
     from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
     from django.core.wsgi import get_wsgi_application
 
-    from api.tokens import token_create
+    from ciq.api.tokens import token_create
     from ciq.models import Membership
     from ciq.services import membership_add, workspace_get_or_create
 

@@ -16,11 +16,11 @@ from docx import Document
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml.ns import qn
 
+from ciq.web.rendering import answer_html
 from exports.pdf import STATIC_DIR, StaticOnlyFetcher
 from exports.services import session_export
 from sessions.models import Turn
 from sessions.services import session_ask
-from web.rendering import answer_html
 
 pytestmark = pytest.mark.django_db
 

@@ -9,12 +9,12 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
+from ciq.web.citations import card_snippet, citation_cards, claim_per_marker, highlight_words
+from ciq.web.rendering import answer_html
 from sessions.models import RunStatus
 from sessions.selectors import turn_as_dict
 from sessions.services import session_ask
 from verification.citations import cited_ids
-from web.citations import card_snippet, citation_cards, claim_per_marker, highlight_words
-from web.rendering import answer_html
 
 DOCK_QUESTION = "What permits are needed to build or replace a dock in Rivergrove?"
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.test import Client
 
 from ciq.asgi import application
+from ciq.web.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from sessions.events import EventLog
 from sessions.models import EventType, RunStatus, Turn
-from web.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -249,7 +249,7 @@ async def test_a_disconnected_client_catches_up_on_reconnect(world):
 
 
 async def test_concurrent_connects_share_one_tail_and_get_each_event_once(world, monkeypatch):
-    from web.tail import SessionTail
+    from ciq.web.tail import SessionTail
 
     session = world["session"]
     total = await sync_to_async(session.events.count)()

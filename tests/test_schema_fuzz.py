@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
-from api.tokens import token_create
+from ciq.api.tokens import token_create
 from tests.api_support import session_run, token_client
 
 FUZZ_EXAMPLES = 40

@@ -114,7 +114,7 @@ def test_an_unknown_api_url_answers_json_404(debug, settings, owner):
 
 @pytest.mark.parametrize("debug", [False, True])
 def test_a_crash_under_the_api_answers_json_500_without_a_traceback(debug, settings, owner, monkeypatch):
-    from api.views.workspaces import WorkspaceListView
+    from ciq.api.views.workspaces import WorkspaceListView
 
     settings.DEBUG = debug
 

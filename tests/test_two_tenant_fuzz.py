@@ -37,7 +37,7 @@ from knox.models import AuthToken
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
-from api.tokens import token_create
+from ciq.api.tokens import token_create
 from ciq.models import AuditEvent, Membership, Workspace
 from exports.models import ExportRecord
 from exports.services import session_export

@@ -8,10 +8,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
+from ciq.web.rendering import answer_html, highlighted
 from sessions.models import EventType, RunStatus, SessionEvent, Turn
 from sessions.recovery import turns_stalled_fail
 from sessions.services import session_ask, session_create
-from web.rendering import answer_html, highlighted
 
 DOCK_QUESTION = "What permits are needed to build or replace a dock in Rivergrove?"
 

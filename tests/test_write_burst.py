@@ -127,7 +127,7 @@ def test_a_write_refused_by_a_locked_database_is_a_503_json_answer_to_retry(
     def locked(**kwargs):
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr("api.views.sessions.session_start", locked)
+    monkeypatch.setattr("ciq.api.views.sessions.session_start", locked)
     response = token_client(owner).post("/api/v1/sessions/", {
         "workspace": demo_workspace.pk, "query": QUESTION}, format="json")
     assert response.status_code == 503
@@ -142,7 +142,7 @@ def test_a_locked_database_at_login_is_a_503_too(owner, monkeypatch):
     def locked(*args, **kwargs):
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr("api.serializers.auth.authenticate", locked)
+    monkeypatch.setattr("ciq.api.serializers.auth.authenticate", locked)
     response = APIClient().post("/api/v1/auth/token/", {"username": "owner",
                                                         "password": "pw-owner-123"})
     assert (response.status_code, response["Retry-After"]) == (503, "5")

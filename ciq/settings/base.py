@@ -47,8 +47,8 @@ INSTALLED_APPS = [
     "verification.apps.VerificationConfig",
     "sessions.apps.SessionsConfig",
     "exports.apps.ExportsConfig",
-    "web.apps.WebConfig",
-    "api.apps.ApiConfig",
+    "ciq.web.apps.WebConfig",
+    "ciq.api.apps.ApiConfig",
 ]
 
 MIDDLEWARE = [
@@ -154,7 +154,7 @@ AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "web.lockout.login_locked_out"
+AXES_LOCKOUT_CALLABLE = "ciq.web.lockout.login_locked_out"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -169,7 +169,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 MEDIA_URL = "media/"
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
@@ -270,24 +269,24 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 # An open websocket re-checks its login and workspace membership on every message it
 # receives, before the first event of each new turn, and otherwise at most this often
-# (seconds) while events stream (web/consumers.py).
+# (seconds) while events stream (ciq/web/consumers.py).
 WS_ACCESS_RECHECK_SECONDS = env.float("WS_ACCESS_RECHECK_SECONDS", default=5.0)
 # A websocket's Origin must be this site as the browser reached it (host in ALLOWED_HOSTS,
 # same host and port as the request); list full origins here ("https://ciq.example.com")
-# only when a proxy rewrites the Host header (web/origin.py).
+# only when a proxy rewrites the Host header (ciq/web/origin.py).
 WS_ALLOWED_ORIGINS = env.list("WS_ALLOWED_ORIGINS", default=[])
 
 # --- REST API (issue 4) ------------------------------------------------------------------
 # Token authentication for integrations (django-rest-knox: hashed, expiring tokens),
 # session authentication for the browser; every
-# endpoint needs a signed-in user and sees only the caller's workspaces (api/).
+# endpoint needs a signed-in user and sees only the caller's workspaces (ciq/api/).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "api.authentication.TokenAuthentication",
+        "ciq.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "api.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "ciq.api.pagination.PageNumberPagination",
     "PAGE_SIZE": env.int("API_PAGE_SIZE", default=20),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
@@ -299,7 +298,7 @@ REST_FRAMEWORK = {
         "user": env("API_THROTTLE_USER", default="2000/hour"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "ciq.api.errors.exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 # An API token lives this long from its creation (hours); 0 means no expiry, which a

@@ -11,12 +11,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from ciq.permissions import Action, capabilities, permission_require
 from ciq.selectors import workspace_get_for_user
+from ciq.web.forms import UploadForm
+from ciq.web.views.workspaces import workspace_remember
 from retrieval.models import Document
 from retrieval.selectors import document_get_for_user, document_list
 from retrieval.services import document_delete
 from retrieval.uploads import documents_upload
-from web.forms import UploadForm
-from web.views.workspaces import workspace_remember
 
 
 @login_required

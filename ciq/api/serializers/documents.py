@@ -3,7 +3,7 @@
 from django.conf import settings
 from rest_framework import serializers
 
-from api.serializers.workspaces import UserWorkspaceField
+from ciq.api.serializers.workspaces import UserWorkspaceField
 from retrieval.extract import SUPPORTED_SUFFIXES
 from retrieval.models import Chunk, Document, JurisdictionLevel
 from sessions.services import JURISDICTION_RE

@@ -5,7 +5,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.workspaces import UserWorkspaceField
+from ciq.api.serializers.workspaces import UserWorkspaceField
 from exports.services import FORMATS
 from sessions.models import Mode, Outcome, ResearchSession, RunStatus, VerificationMode
 from sessions.selectors import turn_as_dict

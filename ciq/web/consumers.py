@@ -31,10 +31,10 @@ from django.http import Http404
 from django.utils.crypto import constant_time_compare
 
 from ciq.selectors import workspace_list_for_user
+from ciq.web.tail import BATCH, SessionTail, events_after
 from sessions.events import session_group
 from sessions.selectors import session_get_for_user
 from sessions.services import followup_start
-from web.tail import BATCH, SessionTail, events_after
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403

@@ -12,12 +12,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ciq.permissions import capabilities
 from ciq.selectors import workspace_get_for_user
+from ciq.web.forms import FollowupForm, SessionSearchForm
+from ciq.web.selectors import replay_after, session_coverage, session_events_by_turn
+from ciq.web.turns import turn_view
+from ciq.web.views.workspaces import workspace_remember
 from sessions.selectors import session_get_for_user, session_history_for_user
 from sessions.services import followup_start
-from web.forms import FollowupForm, SessionSearchForm
-from web.selectors import replay_after, session_coverage, session_events_by_turn
-from web.turns import turn_view
-from web.views.workspaces import workspace_remember
 
 EXPORT_FORMATS = [("md", "Markdown"), ("pdf", "PDF"), ("json", "JSON"), ("docx", "Word")]
 

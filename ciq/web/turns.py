@@ -6,11 +6,11 @@ run ends, so a reload and a live run end looking the same.
 
 from __future__ import annotations
 
+from ciq.web.citations import citation_cards, claim_per_marker
+from ciq.web.rendering import answer_html
+from ciq.web.selectors import UNFINISHED
 from sessions.models import EventType, Outcome, Turn
 from sessions.selectors import turn_as_dict
-from web.citations import citation_cards, claim_per_marker
-from web.rendering import answer_html
-from web.selectors import UNFINISHED
 
 TRACE_LABELS = {
     EventType.REASONING_THOUGHT: "Thinking",

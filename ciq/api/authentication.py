@@ -21,7 +21,7 @@ class TokenAuthentication(auth.TokenAuthentication):
 class TokenScheme(OpenApiAuthenticationExtension):
     """The OpenAPI security scheme of :class:`TokenAuthentication`."""
 
-    target_class = "api.authentication.TokenAuthentication"
+    target_class = "ciq.api.authentication.TokenAuthentication"
     name = "tokenAuth"
 
     def get_security_definition(self, auto_schema):

@@ -10,10 +10,10 @@ from django.views.decorators.http import require_http_methods
 
 from ciq.permissions import capabilities
 from ciq.selectors import workspace_get_for_user
+from ciq.web.forms import AskForm
+from ciq.web.views.workspaces import workspace_remember
 from retrieval.selectors import jurisdictions_known
 from sessions.services import session_start
-from web.forms import AskForm
-from web.views.workspaces import workspace_remember
 
 
 @login_required

@@ -4,7 +4,7 @@ refer to "login" and "home"."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from web.views import ask, chunks, documents, exports, sessions, workspaces
+from ciq.web.views import ask, chunks, documents, exports, sessions, workspaces
 
 urlpatterns = [
     path("", workspaces.home, name="home"),

@@ -3,7 +3,7 @@
 from django.db.models import F
 from rest_framework import generics
 
-from api.serializers.workspaces import WorkspaceSerializer
+from ciq.api.serializers.workspaces import WorkspaceSerializer
 from ciq.models import Workspace
 from ciq.selectors import workspace_list_for_user
 

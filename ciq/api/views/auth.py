@@ -6,9 +6,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from knox.views import LoginView, LogoutAllView, LogoutView
 from rest_framework.permissions import AllowAny
 
-from api.authentication import TokenAuthentication
-from api.serializers.auth import TokenRequestSerializer, TokenSerializer
-from api.tokens import token_create
+from ciq.api.authentication import TokenAuthentication
+from ciq.api.serializers.auth import TokenRequestSerializer, TokenSerializer
+from ciq.api.tokens import token_create
 
 
 class TokenCreateView(LoginView):

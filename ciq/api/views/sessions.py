@@ -7,9 +7,9 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import Conflict
-from api.filters import SessionFilter
-from api.serializers.sessions import (
+from ciq.api.errors import Conflict
+from ciq.api.filters import SessionFilter
+from ciq.api.serializers.sessions import (
     FollowUpSerializer,
     SessionCreateSerializer,
     SessionDetailSerializer,

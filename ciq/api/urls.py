@@ -9,11 +9,11 @@ loads web fonts from Google). Both need a signed-in caller.
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from api.views.auth import TokenCreateView, TokenRevokeAllView, TokenRevokeView
-from api.views.documents import DocumentDetailView, DocumentListView
-from api.views.records import SessionEventsView, SessionExportView, SessionLedgerView
-from api.views.sessions import SessionDetailView, SessionListView, TurnCreateView
-from api.views.workspaces import WorkspaceListView
+from ciq.api.views.auth import TokenCreateView, TokenRevokeAllView, TokenRevokeView
+from ciq.api.views.documents import DocumentDetailView, DocumentListView
+from ciq.api.views.records import SessionEventsView, SessionExportView, SessionLedgerView
+from ciq.api.views.sessions import SessionDetailView, SessionListView, TurnCreateView
+from ciq.api.views.workspaces import WorkspaceListView
 
 app_name = "api"
 

@@ -22,13 +22,13 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ciq.text import STOPWORDS
+from ciq.web.rendering import highlighted
 from retrieval.models import Chunk, Document, JurisdictionLevel, page_label
 from retrieval.pinpoint import pinpoint_label
 from sessions.models import ResearchSession, Revision
 from sessions.selectors import session_get_for_user, source_pinpoint
 from verification.citations import CITE_ID_RE, CITE_RE, cited_ids
 from verification.models import Claim, LedgerEntry, Verdict
-from web.rendering import highlighted
 
 # A card's snippet, when the Judge stored none for the chunk, is the chunk's sentence
 # that holds most of the claim's words, cut to this many characters.

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web.consumers import SessionConsumer
+from ciq.web.consumers import SessionConsumer
 
 websocket_urlpatterns = [
     path("ws/sessions/<int:session_id>/", SessionConsumer.as_asgi()),

@@ -6,9 +6,9 @@ from rest_framework import generics, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
-from api.errors import NON_FIELD_ERRORS
-from api.filters import DocumentFilter
-from api.serializers.documents import (
+from ciq.api.errors import NON_FIELD_ERRORS
+from ciq.api.filters import DocumentFilter
+from ciq.api.serializers.documents import (
     DocumentDetailSerializer,
     DocumentSerializer,
     DocumentUploadSerializer,

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from web.citations import citation_panel_get_for_user
+from ciq.web.citations import citation_panel_get_for_user
 
 
 @login_required

@@ -8,7 +8,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.serializers.sessions import (
+from ciq.api.serializers.sessions import (
     EventsPageSerializer,
     EventsQuerySerializer,
     ExportQuerySerializer,
