@@ -22,6 +22,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ciq.text import STOPWORDS
+from ciq.web.document_text import chunk_html
 from ciq.web.rendering import highlighted
 from retrieval.models import Chunk, Document, JurisdictionLevel, page_label
 from retrieval.pinpoint import pinpoint_label
@@ -285,7 +286,7 @@ def _live_panel(session: ResearchSession, chunk: Chunk, snippets: list[str],
         citation_label=document.citation_label, jurisdiction=document.jurisdiction,
         jurisdiction_level=document.get_jurisdiction_level_display(), heading=chunk.heading,
         pages=chunk.pages, ordinal=chunk.ordinal, document_id=document.pk,
-        text=highlighted(chunk.text, snippets), highlighted=bool(snippets),
+        text=chunk_html(chunk.text, snippets=snippets), highlighted=bool(snippets),
         previous=_passage(neighbours.get(chunk.ordinal - 1)),
         next=_passage(neighbours.get(chunk.ordinal + 1)),
         outline=_outline([(cid, heading) for _, cid, heading in rows], chunk.chunk_id),
@@ -354,7 +355,7 @@ def _stored_panel(session: ResearchSession, chunk_id: str, snippets: list[str],
         jurisdiction_level=JurisdictionLevel(level).label, heading=source.get("heading", ""),
         pages=page_label(source.get("page_start"), source.get("page_end")),
         ordinal=None, document_id=None,
-        text=highlighted(source.get("text", ""), snippets), highlighted=bool(snippets),
+        text=chunk_html(source.get("text", ""), snippets=snippets), highlighted=bool(snippets),
         previous=_stored_passage(previous, adjacent=_touch(previous, source)),
         next=_stored_passage(following, adjacent=_touch(source, following)),
         outline=_outline([(s["chunk_id"], s.get("heading", "")) for s in ordered], chunk_id),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -12,11 +13,15 @@ from django.views.decorators.http import require_GET, require_http_methods
 from ciq.permissions import Action, capabilities, permission_require
 from ciq.selectors import workspace_get_for_user
 from ciq.web.forms import UploadForm
+from ciq.web.selectors import CHUNKS_PER_PAGE, document_outline
 from ciq.web.views.workspaces import workspace_remember
 from retrieval.models import Document
 from retrieval.selectors import document_get_for_user, document_list
 from retrieval.services import document_delete
 from retrieval.uploads import documents_upload
+
+# Headings listed before the rest of a long outline folds under "Show all".
+OUTLINE_SHOWN = 20
 
 
 @login_required
@@ -66,12 +71,22 @@ def document_status(request: HttpRequest, workspace_id: int) -> JsonResponse:
 @login_required
 @require_GET
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
-    """A document's metadata and its chunks with ids and pages."""
+    """A document's metadata, its outline and its chunks (ids, pages, text rendered from
+    Markdown), ``CHUNKS_PER_PAGE`` a page: ``?page=n``, or ``?chunk=<id>`` for the page
+    holding that chunk (an unknown id or page number gives the nearest valid page)."""
     document = document_get_for_user(user=request.user, document_id=document_id)
+    outline = document_outline(document=document)
+    wanted = request.GET.get("chunk", "").strip().lower()
+    number = outline.page_of.get(wanted) or request.GET.get("page")
+    page = Paginator(document.chunks.order_by("ordinal"), CHUNKS_PER_PAGE).get_page(number)
     return render(request, "web/documents/detail.html", {
         "workspace": document.workspace, "document": document,
         "can": capabilities(user=request.user, workspace=document.workspace),
-        "chunks": document.chunks.order_by("ordinal"),
+        "page": page, "chunk_count": page.paginator.count,
+        "page_range": list(page.paginator.get_elided_page_range(page.number, on_each_side=2,
+                                                                 on_ends=1)),
+        "outline": outline.entries, "outline_shown": OUTLINE_SHOWN,
+        "outline_rest": f"{OUTLINE_SHOWN}:",
     })
 
 

@@ -1,3 +1,16 @@
+// A document's page shows its chunks a page at a time: a link to "#chunk-<id>" whose
+// chunk is on another page reloads with "?chunk=<id>", which opens the right page.
+(() => {
+  "use strict";
+  const match = /^#chunk-([0-9a-f]+)$/.exec(window.location.hash);
+  if (!match || document.getElementById(`chunk-${match[1]}`) || !document.querySelector(".chunks")) return;
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("chunk") === match[1]) return;  // unknown id: stay put
+  url.searchParams.delete("page");
+  url.searchParams.set("chunk", match[1]);
+  window.location.replace(url.toString());
+})();
+
 // Ingestion progress on the documents page: while documents are pending, poll the
 // status endpoint and update each row (textContent only).
 (() => {

@@ -1,0 +1,16 @@
+"""``{{ chunk.text|chunk_html }}``: a document's Markdown text as sanitised HTML
+(``ciq.web.document_text.chunk_html``)."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.safestring import SafeString
+
+from ciq.web.document_text import chunk_html as _chunk_html
+
+register = template.Library()
+
+
+@register.filter
+def chunk_html(text: str) -> SafeString:
+    return _chunk_html(text)
