@@ -44,14 +44,18 @@ def session_history_for_user(*, user: AbstractBaseUser, workspace: Workspace,
     the turns prefetched.
 
     ``query`` (optional) keeps sessions whose title or any question contains it
-    (case-insensitive). The caller has checked membership of ``workspace``.
+    (case-insensitive); ``turn_count`` still counts all their turns. The caller has
+    checked membership of ``workspace``.
     """
     sessions = ResearchSession.objects.filter(workspace=workspace, user=user)
     query = query.strip()
     if query:
-        sessions = sessions.filter(Q(title__icontains=query) | Q(turns__question__icontains=query))
+        # A subquery, not a join on turns: the join would leave only the matching turns
+        # for ``turn_count`` to count (issue 14).
+        matching = Turn.objects.filter(question__icontains=query).values("session_id")
+        sessions = sessions.filter(Q(title__icontains=query) | Q(pk__in=matching))
     return (
-        sessions.annotate(turn_count=Count("turns", distinct=True))
+        sessions.annotate(turn_count=Count("turns"))
         .prefetch_related("turns")
         .order_by("-created", "-pk")
     )
