@@ -45,7 +45,7 @@ from sessions.models import EventType, ResearchSession, RunStatus, Turn
 logger = logging.getLogger(__name__)
 
 DIGEST_VERSION = 1
-ENDED = (RunStatus.COMPLETED, RunStatus.ERROR)
+ENDED = (RunStatus.COMPLETED, RunStatus.ERROR, RunStatus.CANCELLED)
 _TURN_FIELDS = (
     "index", "question", "answer_markdown", "status", "outcome", "answerability", "error",
     "sources", "retrieval_confidence", "claim_confidence", "metrics", "working_memory",

@@ -22,6 +22,9 @@ class RunStatus(models.TextChoices):
     PROCESSING = "processing", "Processing"
     COMPLETED = "completed", "Completed"
     ERROR = "error", "Error"
+    # Stopped on a member's request (``sessions.services.turn_cancel``); what the run
+    # completed before (events, trace) is kept.
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class ResearchSession(models.Model):
@@ -63,6 +66,9 @@ class Turn(models.Model):
     # When recovery queued the run again after its first task was lost
     # (``sessions.recovery.runs_recover``): a second loss ends the turn in error.
     requeued_at = models.DateTimeField(null=True, blank=True)
+    # When a member asked to stop the running turn: the run stops at its next checkpoint
+    # (``sessions.pipeline.TurnRun.checkpoint``).
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
     answer_markdown = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
     outcome = models.CharField(

@@ -9,6 +9,9 @@ Every step leaves a trace in the session's event log (DESIGN.md §4): reasoning 
 call), the streamed content (coalesced, see ``sessions.writer.coalesced``), the claims
 and their verdicts. A failure at any step ends the turn with an ``error`` event and
 status ``error``; what was completed before (revisions and their ledgers) stays stored.
+A member may cancel a running turn (``sessions.services.turn_cancel``): the run stops at
+its next checkpoint (each stage, each streamed delta, each verified claim) with status
+``cancelled`` and an ``error`` event of code ``cancelled``, keeping what it completed.
 """
 
 from __future__ import annotations
@@ -68,6 +71,15 @@ EVIDENCE_GATE_COVERAGE = 0.5
 EXPANSION_QUERIES = 2
 ROLES = ("writer", "skeptic", "judge")
 ANSWER_SUMMARY_CHARS = 300
+# How often (seconds) the run looks for a cancel request inside a stage: a query per
+# streamed delta or verified claim would cost more than the work it guards.
+CANCEL_POLL_SECONDS = 0.5
+
+
+class TurnCancelled(Exception):
+    """A member asked to stop the run (``Turn.cancel_requested_at`` is set)."""
+
+    code = "cancelled"
 
 
 @dataclass
@@ -92,6 +104,7 @@ class TurnRun:
         self.stage = "setup"
         self.backends: dict = {}
         self.traced: dict[str, int] = {}  # role → model calls already in the trace
+        self.polled = 0.0  # perf_counter of the last look for a cancel request
 
     # -- helpers -----------------------------------------------------------------------
     def elapsed_ms(self) -> float:
@@ -103,6 +116,22 @@ class TurnRun:
         self.log.emit(kind, stage=self.stage, text=text, elapsed_ms=self.elapsed_ms(),
                       turn=self.turn.index, **extra)
 
+    def checkpoint(self, *, throttle: bool = True) -> None:
+        """Raise :class:`TurnCancelled` when a member asked to stop this turn. With
+        ``throttle`` the database is read at most every ``CANCEL_POLL_SECONDS``."""
+        now = time.perf_counter()
+        if throttle and now - self.polled < CANCEL_POLL_SECONDS:
+            return
+        self.polled = now
+        if Turn.objects.filter(pk=self.turn.pk, cancel_requested_at__isnull=False).exists():
+            raise TurnCancelled()
+
+    def enter(self, stage: str) -> None:
+        """Start ``stage`` (plan, retrieve, write, verify, revise, conclude); a pending
+        cancel request stops the run here."""
+        self.stage = stage
+        self.checkpoint(throttle=False)
+
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Turn:
         """Run the turn; never raises for a failure inside it (see ``_fail``)."""
@@ -113,17 +142,20 @@ class TurnRun:
             self.log = EventLog(session)
             self.backends = {role: role_backend(role) for role in ROLES}
             self.writer, self.skeptic, self.judge = (self.backends[r] for r in ROLES)
-            self.stage = "plan"
+            self.enter("plan")
             self._run()
+        except TurnCancelled:
+            self._fail(TurnCancelled(), status=RunStatus.CANCELLED)
         except Exception as exc:  # every failure ends the turn visibly, never silently
             self._fail(exc)
         turn_seal(turn=turn)  # the turn's record into the audit chain (sessions/audit.py)
         turn.refresh_from_db()
         return turn
 
-    def _fail(self, exc: Exception) -> None:
+    def _fail(self, exc: Exception, *, status: RunStatus = RunStatus.ERROR) -> None:
         """Record a failure: an ``error`` event (when the log can still be written) and
-        status ``error`` on the turn and session, whatever else goes wrong.
+        ``status`` (``error``, or ``cancelled`` for :class:`TurnCancelled`) on the turn
+        and session, whatever else goes wrong.
 
         Exceptions that carry a ``code`` (bad backend output, provider errors) are
         expected and shown as they are; any other is an internal error whose details
@@ -132,7 +164,10 @@ class TurnRun:
         turn, session = self.turn, self.session
         detail = f"{self.stage}: {exc}"
         code = getattr(exc, "code", None)
-        if code is None:
+        if status == RunStatus.CANCELLED:
+            detail = message = (f"Cancelled during {self.stage} after "
+                                f"{self.elapsed_ms() / 1000:.1f} s; what the run completed is kept.")
+        elif code is None:
             code = "internal_error"
             logger.exception("Turn %s failed in stage %s", turn.pk, self.stage)
             message = f"{self.stage}: internal error ({type(exc).__name__})"
@@ -148,12 +183,10 @@ class TurnRun:
             now = timezone.now()
             metrics = {**Turn.objects.get(pk=turn.pk).metrics, **self.token_metrics()}
             Turn.objects.filter(pk=turn.pk).update(
-                status=RunStatus.ERROR, error=detail, completed=now, metrics=metrics,
+                status=status, error=detail, completed=now, metrics=metrics,
                 **self._log_head()
             )
-            type(session).objects.filter(pk=session.pk).update(
-                status=RunStatus.ERROR, completed=now
-            )
+            type(session).objects.filter(pk=session.pk).update(status=status, completed=now)
 
     def trace_calls(self, role: str) -> None:
         """One reasoning action and observation per model call the role made since the
@@ -203,7 +236,7 @@ class TurnRun:
         self.analysis, self.routing = self._analyse(memory)
 
         # Retrieve.
-        self.stage = "retrieve"
+        self.enter("retrieve")
         targets = list(session.jurisdictions) or self.routing.targets
         scope = ", ".join(targets) or "all jurisdictions"
         if self.routing.documents:
@@ -225,7 +258,7 @@ class TurnRun:
         self._record_retrieval(result, memory, carried=len(carried))
 
         # Write, verify, revise.
-        self.stage = "write"
+        self.enter("write")
         request = WriteRequest(
             question=turn.question, mode=session.mode, chunks=result.chunks,
             jurisdictions=session.jurisdictions, term_weights=result.term_weights,
@@ -247,7 +280,7 @@ class TurnRun:
         expanded = False
         while self._should_revise(cycle, result):
             unsupported = [v for v in cycle.verified if not v.supported]
-            self.stage = "revise"
+            self.enter("revise")
             self.log.emit(EventType.REVISION_STARTED, cycle=cycle.number + 1, turn=turn.index,
                           reason=f"{len(unsupported)} claim(s) not supported; coverage "
                                  f"{cycle.metrics['evidence_coverage']:.0%}",
@@ -262,7 +295,7 @@ class TurnRun:
                 findings=tuple(Finding(v.draft.text, v.judgement.verdict, v.judgement.reasoning,
                                        v.judgement.snippet) for v in unsupported),
             )
-            self.stage = "write"
+            self.enter("write")
             revised = self._cycle(cycle.number + 1, request)
             unchanged = revised.text == cycle.text
             cycle = revised  # the last stored revision is the turn's answer and ledger
@@ -388,6 +421,7 @@ class TurnRun:
         for delta in deltas:
             if self.first_delta_ms is None:
                 self.first_delta_ms = self.elapsed_ms()
+            self.checkpoint()
             text += delta
             self.log.emit(EventType.CONTENT_CHUNK, delta=delta, full_content=text, cycle=number,
                           turn=turn.index)
@@ -406,7 +440,7 @@ class TurnRun:
                     )
 
         self.trace_calls("writer")
-        self.stage = "verify"
+        self.enter("verify")
         claims = self.skeptic.extract(text)
         self.trace_calls("skeptic")
         for i, claim in enumerate(claims, 1):
@@ -415,6 +449,7 @@ class TurnRun:
                           cycle=number, turn=turn.index)
         verified = []
         for i, v in enumerate(self._verify(claims, evidence, request.term_weights), 1):
+            self.checkpoint()
             verified.append(v)
             j = v.judgement
             self.log.emit(
@@ -473,7 +508,7 @@ class TurnRun:
 
     def _finish(self, cycle: Cycle, result: RetrievalResult, memory: WorkingMemory) -> None:
         turn, session = self.turn, self.session
-        self.stage = "conclude"
+        self.enter("conclude")
         coverage = self._answer_coverage(cycle)
         summary = claims_summary(cycle.verified, answer_coverage=coverage)
         self.log.emit(EventType.CONFIDENCE_CALCULATED, kind="claims", turn=turn.index, **summary)

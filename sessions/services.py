@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from ciq.models import Workspace
 from ciq.permissions import Action, permission_require
@@ -141,6 +142,58 @@ def followup_start(*, session: ResearchSession, question: str, user=None) -> Tur
         if session.turns.filter(status__in=[RunStatus.PENDING, RunStatus.PROCESSING]).exists():
             raise TurnRunning()
         return turn_start(turn_create(session=session, question=question, user=user))
+
+
+class TurnEnded(ValidationError):
+    """Cancel was asked for a turn that is no longer pending or running."""
+
+    def __init__(self, turn: Turn):
+        super().__init__(f"Question {turn.index} has already ended ({turn.get_status_display().lower()}).",
+                         code="turn_ended")
+
+
+def turn_cancel(*, turn: Turn, user=None) -> Turn:
+    """Stop ``turn``: a pending turn ends ``cancelled`` at once (a worker that takes it
+    later skips it); a running one gets ``cancel_requested_at`` and its run stops at the
+    next checkpoint (``sessions.pipeline.TurnRun.checkpoint``, within about
+    ``CANCEL_POLL_SECONDS``), keeping what it completed. Returns the turn as stored.
+
+    The pending case writes the ``error`` event (code ``cancelled``), the log head and
+    the seal in one transaction with the status change. Raises ``PermissionDenied``
+    when ``user``'s role may not ask in the workspace and :class:`TurnEnded` when the
+    turn has already ended.
+    """
+    from sessions.audit import turn_seal
+
+    session = turn.session
+    permission_require(user=user, workspace=session.workspace, action=Action.ASK)
+    now = timezone.now()
+    who = f" by {user.get_username()}" if user is not None else ""
+    with transaction.atomic():
+        if Turn.objects.filter(pk=turn.pk, status=RunStatus.PENDING).update(
+                status=RunStatus.CANCELLED, completed=now, cancel_requested_at=now,
+                error=f"Cancelled{who} before a worker took it."):
+            event = EventLog(session).emit(EventType.ERROR, code="cancelled", stage="queue",
+                                           turn=turn.index,
+                                           message=f"Cancelled{who} before a worker took it.")
+            Turn.objects.filter(pk=turn.pk).update(log_seq=event.seq, log_hash=event.hash)
+            ResearchSession.objects.filter(pk=session.pk).update(status=RunStatus.CANCELLED,
+                                                                 completed=now)
+            turn.refresh_from_db()
+            turn_seal(turn=turn)
+        elif not Turn.objects.filter(pk=turn.pk, status=RunStatus.PROCESSING).update(
+                cancel_requested_at=now):
+            turn.refresh_from_db()
+            raise TurnEnded(turn)
+    turn.refresh_from_db()
+    return turn
+
+
+def turn_retry(*, turn: Turn, user=None) -> Turn:
+    """Ask an ended turn's question again as a new follow-up turn of its session (the
+    Retry button of a failed or cancelled turn); returns the new pending turn. Raises as
+    :func:`followup_start` does."""
+    return followup_start(session=turn.session, question=turn.question, user=user)
 
 
 def turn_start(turn: Turn) -> Turn:

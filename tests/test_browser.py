@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -55,9 +56,11 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> 
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``http://127.0.0.1:<port>`` served by daphne with a db_worker, on a fresh
-    database holding the demo user, the Demo workspace and an empty "Uploads" one."""
+def stack(tmp_path_factory):
+    """daphne with a db_worker on a fresh database holding the demo user, the Demo
+    workspace and an empty "Uploads" one: ``url`` (``http://127.0.0.1:<port>``), the
+    ``worker`` process, ``start_worker()`` and ``manage(*args, **env)`` (a command on the
+    same database)."""
     base = Path(settings.BASE_DIR)
     tmp = tmp_path_factory.mktemp("browser")
     # The settings `make run` serves with: production, plain HTTP on 127.0.0.1.
@@ -67,8 +70,9 @@ def server(tmp_path_factory):
     env.pop("REDIS_URL", None)
     manage = [sys.executable, "manage.py"]
 
-    def run(*args):
-        subprocess.run([*manage, *args], cwd=base, env=env, check=True, capture_output=True)
+    def run(*args, **extra_env):
+        subprocess.run([*manage, *args], cwd=base, env={**env, **extra_env}, check=True,
+                       capture_output=True)
 
     run("migrate", "--noinput", "-v", "0")
     run("demo_setup", "--password", "ciq-demo-2025")
@@ -79,22 +83,31 @@ def server(tmp_path_factory):
                             "-p", str(port), "ciq.asgi:application"],
                            cwd=base, env=env, stdout=logs[0], stderr=subprocess.STDOUT)
     # Questions and uploads ("ingest") in one worker here; the Procfile runs one per queue.
-    worker = subprocess.Popen([*manage, "db_worker", "--queue-name", "default,ingest",
-                               "--interval", "0.1", "--no-reload", "--no-startup-delay"],
-                              cwd=base, env=env, stdout=logs[1], stderr=subprocess.STDOUT)
+    def start_worker() -> subprocess.Popen:
+        return subprocess.Popen([*manage, "db_worker", "--queue-name", "default,ingest",
+                                 "--interval", "0.1", "--no-reload", "--no-startup-delay"],
+                                cwd=base, env=env, stdout=logs[1], stderr=subprocess.STDOUT)
+
+    ns = SimpleNamespace(url=f"http://127.0.0.1:{port}", worker=start_worker(),
+                         start_worker=start_worker, manage=run)
     try:
         wait_for_port(port, web)
-        yield f"http://127.0.0.1:{port}"
+        yield ns
     finally:
-        for process in (web, worker):
+        for process in (web, ns.worker):
             process.terminate()
-        for process in (web, worker):
+        for process in (web, ns.worker):
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
         for log in logs:
             log.close()
+
+
+@pytest.fixture(scope="module")
+def server(stack) -> str:
+    return stack.url
 
 
 @pytest.fixture(scope="module")
@@ -331,3 +344,44 @@ def test_ctrl_enter_asks_and_the_answer_can_be_copied(server, page):
     page.wait_for_selector('article[data-turn="1"] button[data-copy]:has-text("Copied")')
     copied = page.evaluate("navigator.clipboard.readText()")
     assert "dock" in copied.lower() and "[cite:" not in copied
+
+
+def test_run_states_with_the_worker_stopped_killed_and_a_cancel(stack, page):
+    """Issue 14 item 2 in the real page: with the worker stopped a question shows its
+    place in the queue, then "waiting for a worker"; Cancel ends it with a Retry button;
+    a retried run whose worker dies mid-run is ended by the periodic recovery and the
+    page says so live, without a reload."""
+    server = stack.url
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    log_in(page, server)
+    switch_to(page, "Demo")
+    stack.worker.terminate()  # no worker takes runs
+    stack.worker.wait(timeout=10)
+    try:
+        page.fill("#id_question", "When does the Rivergrove park close at night?")
+        page.click("button:has-text('Ask')")
+        turn = 'article[data-turn="1"]'
+        page.wait_for_selector(f'{turn} [data-role="run-state"]:has-text("Queued (position")')
+        page.wait_for_selector(f'{turn} [data-role="run-state"]:has-text("Waiting for a worker")',
+                               timeout=15_000)
+        assert int(page.text_content(f'{turn} [data-role="elapsed"]').split()[0]) >= 5
+        page.screenshot(path=str(ARTIFACTS / "browser-run-queued.png"))
+
+        page.click(f'{turn} [data-role="cancel-form"] button')
+        page.wait_for_selector(f'{turn}[data-status="cancelled"]:not([data-live])')
+        assert "stopped on request" in page.text_content(f'{turn} [data-role="error"]')
+
+        page.click(f'{turn} form.retry button')  # asks the question again as turn 2
+        retried = 'article[data-turn="2"]'
+        page.wait_for_selector(f'{retried} [data-role="run-state"]:has-text("Queued")')
+        # The worker dies just after taking the run: the turn is processing, nobody runs it.
+        stack.manage("shell", "-c", "from sessions.models import Turn; "
+                     "Turn.objects.filter(status='pending').update(status='processing')")
+        page.wait_for_selector(f'{retried} [data-role="run-state"]:has-text("Running")')
+        stack.manage("recover", STALLED_TURN_MINUTES="0")  # the periodic check, once
+        page.wait_for_selector(f'{retried}[data-status="error"]:not([data-live])')
+        assert "worker stopped or lost it" in page.text_content(f'{retried} [data-role="error"]')
+        assert page.locator(f'{retried} form.retry button').count() == 1
+        page.screenshot(path=str(ARTIFACTS / "browser-run-stalled.png"))
+    finally:
+        stack.worker = stack.start_worker()

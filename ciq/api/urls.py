@@ -12,7 +12,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from ciq.api.views.auth import TokenCreateView, TokenRevokeAllView, TokenRevokeView
 from ciq.api.views.documents import DocumentDetailView, DocumentListView
 from ciq.api.views.records import SessionEventsView, SessionExportView, SessionLedgerView
-from ciq.api.views.sessions import SessionDetailView, SessionListView, TurnCreateView
+from ciq.api.views.sessions import (
+    SessionDetailView,
+    SessionListView,
+    TurnCancelView,
+    TurnCreateView,
+    TurnStateView,
+)
 from ciq.api.views.workspaces import WorkspaceListView
 
 app_name = "api"
@@ -27,6 +33,8 @@ v1 = [
     path("sessions/", SessionListView.as_view(), name="session-list"),
     path("sessions/<int:pk>/", SessionDetailView.as_view(), name="session-detail"),
     path("sessions/<int:pk>/turns/", TurnCreateView.as_view(), name="session-turns"),
+    path("sessions/<int:pk>/turns/<int:index>/state/", TurnStateView.as_view(), name="turn-state"),
+    path("sessions/<int:pk>/turns/<int:index>/cancel/", TurnCancelView.as_view(), name="turn-cancel"),
     path("sessions/<int:pk>/events/", SessionEventsView.as_view(), name="session-events"),
     path("sessions/<int:pk>/ledger/", SessionLedgerView.as_view(), name="session-ledger"),
     path("sessions/<int:pk>/export/", SessionExportView.as_view(), name="session-export"),

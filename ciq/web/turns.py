@@ -9,7 +9,8 @@ from __future__ import annotations
 from ciq.web.citations import citation_cards, claim_per_marker
 from ciq.web.rendering import answer_html
 from ciq.web.selectors import UNFINISHED
-from sessions.models import EventType, Outcome, Turn
+from sessions.models import EventType, Outcome, RunStatus, Turn
+from sessions.run_state import ERROR_WORDS, run_state
 from sessions.selectors import turn_as_dict
 
 TRACE_LABELS = {
@@ -26,7 +27,9 @@ def turn_view(*, turn: Turn, events: list[dict]) -> dict:
     text, elapsed ms), ``lanes`` (per-lane found/kept/top titles), ``revision_notes``,
     per-claim ``unsupported`` flags and ``evidence_number`` (its citation number),
     ``outcome_label``, ``open_facets`` (the parts of the question left unanswered) and
-    ``cards`` (the citations' hover cards, ``web.citations.citation_cards``).
+    ``cards`` (the citations' hover cards, ``web.citations.citation_cards``),
+    ``run_state`` (``sessions.run_state.run_state``, live turns only), ``error_words``
+    (the failure's code in words) and ``retryable`` (ended in error or cancelled).
     ``events``: the turn's stored event messages."""
     data = turn_as_dict(turn=turn, with_events=False)
     data["live"] = turn.status in UNFINISHED
@@ -53,4 +56,7 @@ def turn_view(*, turn: Turn, events: list[dict]) -> dict:
                            if not f.get("addressed")]
     errors = [e for e in events if e["type"] == EventType.ERROR]
     data["error_message"] = errors[-1]["message"] if errors else turn.error
+    data["error_words"] = ERROR_WORDS.get(errors[-1].get("code", ""), "") if errors else ""
+    data["run_state"] = run_state(turn=turn) if data["live"] else None
+    data["retryable"] = turn.status in (RunStatus.ERROR, RunStatus.CANCELLED)
     return data

@@ -229,3 +229,18 @@ class ExportQuerySerializer(serializers.Serializer):
         choices=FORMATS,
         error_messages={"invalid_choice": "Unknown format “{input}”: use " + ", ".join(FORMATS) + "."},
     )
+
+
+class RunStateSerializer(serializers.Serializer):
+    """What a turn is doing (``sessions.run_state.run_state``)."""
+
+    status = serializers.ChoiceField(choices=RunStatus.choices)
+    text = serializers.CharField(help_text="One line for a person: queued, running, cancelling, ended.")
+    elapsed_s = serializers.FloatField(allow_null=True, help_text="Seconds queued or running.")
+    stage = serializers.CharField(allow_null=True)
+    position = serializers.IntegerField(allow_null=True, help_text="Place among all queued runs.")
+    waiting_for_worker = serializers.BooleanField()
+    cancelling = serializers.BooleanField()
+    error_code = serializers.CharField(allow_blank=True)
+    error_words = serializers.CharField(allow_blank=True)
+    ended = serializers.BooleanField()

@@ -1,6 +1,8 @@
 """Research sessions: ``GET|POST /api/v1/sessions/``, ``GET /api/v1/sessions/<id>/``,
-``POST /api/v1/sessions/<id>/turns/``."""
+``POST /api/v1/sessions/<id>/turns/``, ``GET /api/v1/sessions/<id>/turns/<n>/state/``,
+``POST /api/v1/sessions/<id>/turns/<n>/cancel/``."""
 
+from django.http import Http404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -11,6 +13,7 @@ from ciq.api.errors import Conflict
 from ciq.api.filters import SessionFilter
 from ciq.api.serializers.sessions import (
     FollowUpSerializer,
+    RunStateSerializer,
     SessionCreateSerializer,
     SessionDetailSerializer,
     SessionSerializer,
@@ -18,8 +21,9 @@ from ciq.api.serializers.sessions import (
     websocket_url,
 )
 from sessions.models import ResearchSession, Turn
+from sessions.run_state import run_state
 from sessions.selectors import session_get_for_user, session_list_for_user
-from sessions.services import TurnRunning, followup_start, session_start
+from sessions.services import TurnEnded, TurnRunning, followup_start, session_start, turn_cancel
 
 # The services call the question "question"; the API, as the issue does, "query".
 QUESTION_FIELDS = {"question": "query"}
@@ -96,3 +100,39 @@ class TurnCreateView(APIView):
         except TurnRunning as exc:
             raise Conflict("The previous turn is still running; ask again when it is done.") from exc
         return started(request, turn)
+
+
+def _turn(request, pk: int, index: int) -> Turn:
+    """The turn ``index`` of a session the caller may read; 404 otherwise."""
+    session = session_get_for_user(user=request.user, session_id=pk)
+    turn = session.turns.filter(index=index).first()
+    if turn is None:
+        raise Http404("No such turn.")
+    return turn
+
+
+class TurnStateView(APIView):
+    """``GET /api/v1/sessions/<id>/turns/<n>/state/``: what the turn is doing."""
+
+    @extend_schema(responses={200: RunStateSerializer})
+    def get(self, request, pk: int, index: int):
+        """Queued (place in the queue, waiting for a worker), running (stage, elapsed),
+        cancelling, or ended (the failure code in words)."""
+        return Response(RunStateSerializer(run_state(turn=_turn(request, pk, index))).data)
+
+
+class TurnCancelView(APIView):
+    """``POST /api/v1/sessions/<id>/turns/<n>/cancel/``: stop a queued or running turn."""
+
+    @extend_schema(request=None, responses={
+        202: RunStateSerializer,
+        409: OpenApiResponse(description="The turn has already ended."),
+    })
+    def post(self, request, pk: int, index: int):
+        """A queued turn ends ``cancelled`` at once; a running one stops at its next
+        step, keeping what it completed (poll the state URL). 403 for a viewer."""
+        try:
+            turn = turn_cancel(turn=_turn(request, pk, index), user=request.user)
+        except TurnEnded as exc:
+            raise Conflict(exc.messages[0]) from exc
+        return Response(RunStateSerializer(run_state(turn=turn)).data, status=status.HTTP_202_ACCEPTED)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -16,8 +16,9 @@ from ciq.web.forms import FollowupForm, SessionSearchForm
 from ciq.web.selectors import replay_after, session_coverage, session_events_by_turn
 from ciq.web.turns import turn_view
 from ciq.web.views.workspaces import workspace_remember
+from sessions.run_state import run_state
 from sessions.selectors import session_get_for_user, session_history_for_user
-from sessions.services import followup_start
+from sessions.services import TurnEnded, followup_start, turn_cancel, turn_retry
 
 EXPORT_FORMATS = [("md", "Markdown"), ("pdf", "PDF"), ("json", "JSON"), ("docx", "Word")]
 
@@ -92,3 +93,48 @@ def turn_fragment(request: HttpRequest, session_id: int, index: int) -> HttpResp
     if turn is None:
         raise Http404("No such turn.")
     return render(request, "web/sessions/_turn.html", {**context, "turn": turn})
+
+
+def _turn_for_user(request: HttpRequest, session_id: int, index: int):
+    session = session_get_for_user(user=request.user, session_id=session_id)
+    turn = session.turns.select_related("session__workspace").filter(index=index).first()
+    if turn is None:
+        raise Http404("No such turn.")
+    return turn
+
+
+@login_required
+@require_GET
+def turn_state(request: HttpRequest, session_id: int, index: int) -> JsonResponse:
+    """What the turn is doing now (``sessions.run_state.run_state``) as JSON; the page
+    polls it while a turn is queued or running."""
+    return JsonResponse(run_state(turn=_turn_for_user(request, session_id, index)))
+
+
+@login_required
+@require_POST
+def turn_cancel_view(request: HttpRequest, session_id: int, index: int) -> HttpResponse:
+    """Cancel a queued or running turn (``sessions.services.turn_cancel``); back to the
+    turn on the session page. A viewer gets 403; a turn that already ended, a message."""
+    turn = _turn_for_user(request, session_id, index)
+    try:
+        turn_cancel(turn=turn, user=request.user)
+    except TurnEnded as exc:
+        messages.info(request, exc.messages[0])
+    else:
+        messages.success(request, f"Question {turn.index}: cancel requested.")
+    return redirect(f"{reverse('session', args=[session_id])}#turn-{index}")
+
+
+@login_required
+@require_POST
+def turn_retry_view(request: HttpRequest, session_id: int, index: int) -> HttpResponse:
+    """Ask a failed or cancelled turn's question again as a new turn."""
+    turn = _turn_for_user(request, session_id, index)
+    try:
+        retry = turn_retry(turn=turn, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect(f"{reverse('session', args=[session_id])}#turn-{index}")
+    messages.success(request, f"Question {turn.index} asked again.")
+    return redirect(f"{reverse('session', args=[session_id])}#turn-{retry.index}")

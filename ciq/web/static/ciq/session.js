@@ -178,7 +178,7 @@
       const box = part(article, "error");
       box.textContent = m.message;
       box.hidden = false;
-      finish(article, "error");
+      finish(article, m.code === "cancelled" ? "cancelled" : "error");
     },
   };
   for (const type of Object.keys(TRACE)) {
@@ -206,13 +206,15 @@
   const OUTCOMES = {answered: "Answered.", partial: "Partially answered.", not_answered: "Not answered by the documents."};
 
   async function finish(article, status, outcome) {
+    if (article.dataset.finishing) return;  // the event and the state poll may both end it
+    article.dataset.finishing = "1";
     setStatus(article, status);
     const n = article.dataset.turn;
     const fresh = await fetchTurn(n, true);  // the stored turn, rendered by the server
     const current = document.getElementById(`turn-${n}`);
     if (fresh && current) current.replaceWith(fresh);
     if (!document.querySelector("article.turn[data-live]")) {
-      say(status === "error" ? "The run ended with an error." : (OUTCOMES[outcome] || "Finished."));
+      say({error: "The run ended with an error.", cancelled: "Cancelled."}[status] || OUTCOMES[outcome] || "Finished.");
     }
   }
 
@@ -232,11 +234,64 @@
     const article = document.getElementById(`turn-${n}`);
     if (!article || waiting[n]) { adopt(n, message); return; }
     if (!article.hasAttribute("data-live")) return;  // shown from the stored turn already
-    if (article.dataset.status === "pending") setStatus(article, "processing");
+    if (article.dataset.status === "pending") {
+      setStatus(article, "processing");
+      const text = part(article, "run-state");
+      if (text) text.textContent = "Running…";
+    }
     say("Running…");
     const handler = handlers[message.type];
     if (handler) handler(article, message, turnState(n));
   }
+
+  // --- run states: queued / running / cancelling, from the turn's state URL ------------
+  // (sessions/run_state.py). Polled while a turn is live: a queued turn sends no events,
+  // and a run that ended while the socket was down is noticed here too.
+  const ticking = new Map();  // article -> {seconds, at}: the elapsed time shown
+  function showState(article, state) {
+    const text = part(article, "run-state");
+    if (text) text.textContent = state.text;
+    if (state.elapsed_s !== null) ticking.set(article, {seconds: state.elapsed_s, at: performance.now()});
+    const button = article.querySelector("[data-role=cancel-form] button");
+    if (button) button.disabled = state.cancelling;
+    if (state.ended && article.hasAttribute("data-live")) finish(article, state.status);
+  }
+  async function pollStates() {
+    for (const article of document.querySelectorAll("article.turn[data-live][data-state-url]")) {
+      try {
+        const response = await fetch(article.dataset.stateUrl, {headers: {Accept: "application/json"}});
+        if (response.ok) showState(article, await response.json());
+      } catch (err) { /* offline for a moment: the next poll tries again */ }
+    }
+  }
+  setInterval(pollStates, 2000);
+  setInterval(() => {
+    for (const [article, t] of ticking) {
+      const out = part(article, "elapsed");
+      if (!article.isConnected || !out) { ticking.delete(article); continue; }
+      out.textContent = `${Math.round(t.seconds + (performance.now() - t.at) / 1000)} s`;
+    }
+  }, 1000);
+  for (const article of document.querySelectorAll("article.turn[data-live]")) {
+    const seconds = part(article, "elapsed")?.dataset.seconds;
+    if (seconds) ticking.set(article, {seconds: Number(seconds), at: performance.now()});
+  }
+  document.addEventListener("submit", async (event) => {
+    const form = event.target.closest("[data-role=cancel-form]");
+    if (!form) return;
+    event.preventDefault();
+    const article = form.closest("article.turn");
+    form.querySelector("button").disabled = true;
+    part(article, "run-state").textContent = "Cancelling…";
+    const response = await fetch(form.action, {method: "POST", body: new FormData(form)});
+    if (!response.ok) {
+      form.querySelector("button").disabled = false;
+      part(article, "run-state").textContent = response.status === 403
+        ? "Your role in this workspace does not let you cancel runs." : "The cancel request failed; try again.";
+      return;
+    }
+    pollStates();
+  });
 
   // --- the connection: reconnect with ?after=<last seq>, nothing is lost -------------
   let delay = 500;
