@@ -7,12 +7,17 @@ Access checks live in ``sessions.selectors`` and ``retrieval.selectors``.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from retrieval.models import Document
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, OuterRef, Subquery
+
+from ciq.models import Workspace
+from retrieval.models import Document, JurisdictionLevel
 from sessions.events import event_message
-from sessions.models import ResearchSession, RunStatus, Turn
+from sessions.models import Outcome, ResearchSession, RunStatus, Turn
 from sessions.recovery import UNFINISHED
 
 
@@ -92,3 +97,98 @@ def document_outline(*, document: Document, per_page: int = CHUNKS_PER_PAGE) -> 
             entries.append(OutlineEntry(heading=heading, chunk_id=chunk_id, page=page))
         last = heading or last
     return DocumentOutline(entries=entries, page_of=page_of)
+
+
+# --- the home page -------------------------------------------------------------------
+
+def session_recent_list(*, user: AbstractBaseUser, workspace: Workspace,
+                        limit: int = 5) -> list[ResearchSession]:
+    """The user's ``limit`` newest sessions in ``workspace``, each with ``turn_count``
+    and the outcome of its latest turn (``last_outcome``, "" until a run ends, and
+    ``last_outcome_label``); one query. The caller has checked membership of
+    ``workspace``."""
+    latest = Turn.objects.filter(session=OuterRef("pk")).order_by("-index")
+    sessions = list(
+        ResearchSession.objects.filter(workspace=workspace, user=user)
+        .annotate(turn_count=Count("turns"), last_outcome=Subquery(latest.values("outcome")[:1]))
+        .order_by("-created", "-pk")[:limit]
+    )
+    for session in sessions:
+        session.last_outcome = session.last_outcome or ""
+        session.last_outcome_label = Outcome(session.last_outcome).label if session.last_outcome else ""
+    return sessions
+
+
+@dataclass(frozen=True)
+class ExampleQuestion:
+    """A question the home page offers to fill in: its text, the jurisdiction code to
+    scope it to ("" for a private document) and the title of the document it is about."""
+
+    question: str
+    jurisdiction: str
+    document_title: str
+
+
+_CONTRACT_RE = re.compile(r"\b(agreement|contract|lease|license)\b", re.IGNORECASE)
+_MINUTES_RE = re.compile(r"\bminutes\b", re.IGNORECASE)
+# "Docks (2017)" -> "Docks": the year is in the citation already.
+_TRAILING_YEAR_RE = re.compile(r"\s*\((?:\d{4}(?:-\d{2}){0,2}|\d{4} Edition)\)\s*$")
+# Which kinds of document the examples come from first: the rules people ask about.
+_EXAMPLE_ORDER = ["ordinance", "statute", "regulation", "contract", "guidance", "other", "minutes"]
+
+
+def example_questions(*, workspace: Workspace, limit: int = 3) -> list[ExampleQuestion]:
+    """Up to ``limit`` questions built from the titles of ``workspace``'s ready
+    documents, one per kind (ordinances, statutes and regulations first, then
+    contracts, guidance, the rest; the newest document of each kind): what a rule
+    requires, how a contract is terminated, what guidance concludes, what a meeting
+    decided. Empty for a workspace without ready documents: the page offers no example
+    it has nothing to answer from. One query."""
+    documents = (Document.objects.filter(workspace=workspace, status=Document.Status.READY)
+                 .order_by("-last_updated", "title", "pk")
+                 .only("title", "citation_label", "source_type", "jurisdiction",
+                       "jurisdiction_level")[:500])
+    newest: dict[str, Document] = {}
+    for document in documents:
+        newest.setdefault(_kind(document), document)
+    kinds = sorted(newest, key=lambda k: (_EXAMPLE_ORDER.index(k) if k in _EXAMPLE_ORDER
+                                          else len(_EXAMPLE_ORDER) - 1, k))
+    return [
+        ExampleQuestion(
+            question=_example_for(newest[kind], kind=kind),
+            jurisdiction="" if newest[kind].jurisdiction_level == JurisdictionLevel.PRIVATE
+            else newest[kind].jurisdiction,
+            document_title=newest[kind].title,
+        )
+        for kind in kinds[:limit]
+    ]
+
+
+def _kind(document: Document) -> str:
+    if document.source_type == "contract" or _CONTRACT_RE.search(document.title):
+        return "contract"
+    if _MINUTES_RE.search(document.title):
+        return "minutes"
+    return document.source_type or "other"
+
+
+def _example_for(document: Document, *, kind: str) -> str:
+    """The example question about ``document``, named by the topic of its title when
+    it names an Act ("the Fair Debt Collection Practices Act (Regulation F)"), else by
+    its citation label and topic ("Rivergrove Ord. No. 52 (Flood)"), else by its title."""
+    title = " ".join(document.title.split())
+    if kind == "contract":
+        return f"How can the {title.split(' between ')[0]} be terminated, and on what notice?"
+    label = document.citation_label.strip()
+    topic = _TRAILING_YEAR_RE.sub("", title.rsplit(" — ", 1)[1]) if " — " in title else ""
+    if re.search(r"\bAct\b", topic):
+        name = f"the {topic}"
+    elif label and topic:
+        name = f"{label} ({topic})"
+    else:
+        name = label or _TRAILING_YEAR_RE.sub("", title)
+    if kind == "minutes":
+        return f"What was decided, according to {name}?"
+    if kind == "guidance":
+        return f"What does {name} conclude?"
+    return f"What does {name} require?"
