@@ -5,6 +5,7 @@ page, and the upload's messages naming its files."""
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from ciq.web.document_text import chunk_html
@@ -144,3 +145,22 @@ def test_an_outsider_gets_404_on_a_document_page_and_its_chunk_link(client, outs
 def test_a_member_reads_a_document_page(client, member, docks):
     client.force_login(member)
     assert client.get(reverse("document", args=[docks.pk])).status_code == 200
+
+
+# --- uploads ----------------------------------------------------------------------------
+
+def test_the_upload_message_names_every_file(owner_client, owner, other_workspace, samples_dir,
+                                             django_capture_on_commit_callbacks):
+    from ciq.services import membership_add
+
+    membership_add(user=owner, workspace=other_workspace)
+    folder = samples_dir / "municipal/us-or-rivergrove/ordinances"
+    files = [SimpleUploadedFile(p.name, p.read_bytes(), content_type="text/markdown")
+             for p in (folder / "2017-Ord-88-2017-Docks.md", folder / "1987-Ord-52-Flood.md")]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner_client.post(reverse("documents", args=[other_workspace.pk]), {
+            "files": files, "jurisdiction": "US-OR-Rivergrove", "jurisdiction_level": "municipal",
+        }, follow=True)
+    html = response.content.decode()
+    assert "Uploaded “2017-Ord-88-2017-Docks.md”, “1987-Ord-52-Flood.md”" in html
+    assert "file(s) uploaded" not in html

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -42,13 +44,20 @@ def document_list_view(request: HttpRequest, workspace_id: int) -> HttpResponse:
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
-            messages.success(request, f"{len(uploaded)} file(s) uploaded; ingestion runs in the "
-                                      "background.")
+            messages.success(request, upload_message(uploaded))
             return redirect("documents", workspace.pk)
     return render(request, "web/documents/list.html", {
         "workspace": workspace, "form": form, "documents": document_list(workspace=workspace),
         "can": capabilities(user=request.user, workspace=workspace),
     }, status=400 if form.errors else 200)
+
+
+def upload_message(documents: list[Document]) -> str:
+    """The flash message after an upload, naming every file as it was uploaded
+    ("Uploaded “docks.md”, “flood.pdf”: ingestion runs in the background; …")."""
+    names = ", ".join(f"“{PurePath(d.source_path).name or d.title}”" for d in documents)
+    return (f"Uploaded {names}: ingestion runs in the background; the list below shows "
+            "each file's outcome when it ends.")
 
 
 @login_required

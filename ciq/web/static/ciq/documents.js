@@ -41,9 +41,11 @@
         error.hidden = !doc.error;
       }
       const done = Math.max(total - data.pending, 0);
-      // Name each file with its outcome once all are done (issue 14).
+      // Name each file with its outcome once all are done, a failure with its reason
+      // (issue 14).
       const outcomes = data.documents.filter((d) => waiting.includes(String(d.id)))
-        .map((d) => `${d.title}: ${d.status === "ready" ? `ready, ${d.chunks} chunk(s)` : d.status_label.toLowerCase()}`);
+        .map((d) => `${d.title}: ${d.status === "ready" ? `ready, ${d.chunks} chunk(s)`
+          : `${d.status_label.toLowerCase()}${d.error ? ` (${d.error})` : ""}`}`);
       line.querySelector('[data-role="text"]').textContent =
         data.pending ? `Ingesting: ${done} of ${total} file(s) done…` : `Ingestion finished — ${outcomes.join("; ")}.`;
       const bar = line.querySelector('[data-role="bar"]');
