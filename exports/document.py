@@ -39,6 +39,25 @@ def one_line(text: str | None) -> str:
     return _SPACE_RE.sub(" ", clean(text)).strip()
 
 
+# Markdown left in document text: emphasis and strike markers (``**``, ``__``, ``~~``,
+# a ``*``/``_`` opening or closing a word, with debris like ``d.**`` from a window cut
+# mid-markup), inline-code backticks and heading hashes at a line start.
+_HEADING_HASHES_RE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)", re.M)
+_PAIRED_MARKERS_RE = re.compile(r"\*\*+|__+|~~|`+")
+_SINGLE_MARKER_RE = re.compile(r"(?<![\w*])[*_](?=[^\s*_])|(?<=[^\s*_])[*_](?![\w*])")
+
+
+def plain(text: str | None) -> str:
+    """``text`` (chunk text, an evidence snippet, a claim) on one line without Markdown
+    markup: emphasis markers, backticks and heading hashes removed, so a snippet reads
+    "d. The dock …" rather than "d.** The dock …". ``*`` and ``_`` inside a word
+    (``snake_case``) or between spaces (``5 * 3``) stay. Every export format (footnotes,
+    ledger) uses this one helper; the JSON export keeps the stored text as it is."""
+    text = _HEADING_HASHES_RE.sub("", clean(text))
+    text = _SINGLE_MARKER_RE.sub("", _PAIRED_MARKERS_RE.sub("", text))
+    return _SPACE_RE.sub(" ", text).strip()
+
+
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
@@ -93,8 +112,8 @@ class NoteRef:
 
 @dataclass(frozen=True)
 class Block:
-    """A heading (``level`` 1–6), a paragraph, or a list item (``level`` = depth from 1,
-    ``marker`` "•" or "3.")."""
+    """A heading (``level`` = outline depth from 1, never skipping one), a paragraph, or
+    a list item (``level`` = depth from 1, ``marker`` "•" or "3.")."""
 
     kind: str
     inlines: tuple[Run | NoteRef, ...]
@@ -190,10 +209,27 @@ def _runs(inline_token, notes: _Notes) -> tuple[Run | NoteRef, ...]:
     return tuple(p for p in out if not isinstance(p, Run) or p.text)
 
 
+def outline_levels(levels: list[int]) -> list[int]:
+    """Heading levels as written (``[1, 3, 3, 2, 4]``) as outline depths from 1 that
+    never skip a level (``[1, 2, 2, 2, 3]``): a heading is one deeper than the nearest
+    earlier heading of a higher (smaller) level, so an answer's ``#`` then ``###``
+    becomes depth 1 then 2 and each export can place depth 1 under its "Answer"
+    heading."""
+    open_levels: list[int] = []  # written levels of the headings enclosing this one
+    depths = []
+    for level in levels:
+        while open_levels and open_levels[-1] >= level:
+            open_levels.pop()
+        open_levels.append(level)
+        depths.append(len(open_levels))
+    return depths
+
+
 def answer_blocks(markdown: str, notes: _Notes) -> tuple[Block, ...]:
     """The answer's markdown (CommonMark, raw HTML kept as text) as blocks. Code blocks
     become paragraphs; links keep their text only; images their alt text (nothing is
-    ever fetched)."""
+    ever fetched). Heading ``level`` is the outline depth from 1 (``outline_levels``),
+    so no level is skipped."""
     blocks: list[Block] = []
     lists: list[list] = []  # per open list: [ordered, next number]
     heading = 0
@@ -220,7 +256,10 @@ def answer_blocks(markdown: str, notes: _Notes) -> tuple[Block, ...]:
                 blocks.append(Block("paragraph", inlines))
         elif token.type in ("fence", "code_block"):
             blocks.append(Block("paragraph", (Run(clean(token.content).strip(), code=True),)))
-    return tuple(b for b in blocks if b.inlines)
+    blocks = [b for b in blocks if b.inlines]
+    depths = iter(outline_levels([b.level for b in blocks if b.kind == "heading"]))
+    return tuple(Block(b.kind, b.inlines, next(depths), b.marker) if b.kind == "heading" else b
+                 for b in blocks)
 
 
 def _notes(data: dict) -> dict[str, Note]:
@@ -237,7 +276,7 @@ def _notes(data: dict) -> dict[str, Note]:
             title=one_line(c["document_title"]) if c["known"]
             else f"Unknown source (chunk {c['chunk_id']})",
             label=one_line(c["citation_label"]), pages=page_label(c["page_start"], c["page_end"]),
-            snippet=_clip(one_line(snippets.get(c["chunk_id"]) or c["text"]), SNIPPET_CHARS),
+            snippet=_clip(plain(snippets.get(c["chunk_id"]) or c["text"]), SNIPPET_CHARS),
             pinpoint=one_line(c.get("pinpoint")),
         )
         for c in data["chunks_cited"]
@@ -308,7 +347,7 @@ def session_document(data: dict) -> SessionDocument:
             blocks=answer_blocks(t["answer_markdown"], refs),
             ledger=tuple(
                 LedgerRow(
-                    index=r["index"], claim=one_line(r["claim"]), type=r["type"],
+                    index=r["index"], claim=plain(r["claim"]), type=r["type"],
                     verdict=r["verdict"], verdict_label=labels.get(r["verdict"], r["verdict"]),
                     score=r["score"], confidence=r["confidence"], level=r["level"].replace("_", " "),
                     source=_source(r["evidence_chunk_id"], t, notes),

@@ -50,7 +50,8 @@ def _inline(block: Block) -> str:
 
 def _block(block: Block) -> str:
     if block.kind == "heading":
-        # The answer sits under the turn's "###" heading: its headings go one level lower.
+        # The answer sits under the turn's "### Answer": its outline depth 1 is "####"
+        # (depths never skip, so neither do the levels; 6 is Markdown's deepest).
         return "#" * min(block.level + 3, 6) + " " + _inline(block)
     if block.kind == "item":
         return "    " * (block.level - 1) + f"{block.marker.replace('•', '-')} " + _inline(block)

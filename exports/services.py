@@ -47,6 +47,16 @@ class ExportResult:
     record: ExportRecord
 
 
+def session_render(*, session: ResearchSession, fmt: str, user=None) -> tuple[bytes, dict]:
+    """``session`` rendered as ``fmt`` without recording anything: ``(file bytes, the
+    ciq.session/1 data it was rendered from)``. Raises ``ValidationError({"format": ...})``
+    for an unknown format. ``session_export`` and ``manage.py export_benchmark`` use it."""
+    if fmt not in FORMATS:
+        raise ValidationError({"format": f"Unknown export format {fmt!r}: use one of {', '.join(FORMATS)}."})
+    data = session_data(session=session, user=user, exported_at=timezone.now())
+    return RENDERERS[fmt](data), data
+
+
 def session_export(*, session: ResearchSession, fmt: str, user=None) -> ExportResult:
     """Render ``session`` (every turn) as ``fmt`` — one of ``FORMATS`` — and record
     the export (format, sha256 hex and size in bytes of the file, the user, the event
@@ -56,10 +66,7 @@ def session_export(*, session: ResearchSession, fmt: str, user=None) -> ExportRe
     may see the session. Raises ``ValidationError({"format": ...})`` for an unknown
     format; a rendering error propagates and nothing is recorded.
     """
-    if fmt not in FORMATS:
-        raise ValidationError({"format": f"Unknown export format {fmt!r}: use one of {', '.join(FORMATS)}."})
-    data = session_data(session=session, user=user, exported_at=timezone.now())
-    content = RENDERERS[fmt](data)
+    content, data = session_render(session=session, fmt=fmt, user=user)
     log = data["event_log"]
     with transaction.atomic():
         record = ExportRecord(

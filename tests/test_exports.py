@@ -12,6 +12,7 @@ from unittest import mock
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 from docx import Document
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml import parse_xml
@@ -20,9 +21,13 @@ from jsonschema import Draft202012Validator
 from markdown_it import MarkdownIt
 
 from ciq.roles import role_backend
+from exports.data import session_data
+from exports.document import session_document
+from exports.docx import render_docx
 from exports.json import session_schema
+from exports.markdown import render_markdown
 from exports.models import ExportRecord
-from exports.pdf import STATIC_DIR, FetchRefused, StaticOnlyFetcher
+from exports.pdf import STATIC_DIR, FetchRefused, StaticOnlyFetcher, render_pdf
 from exports.services import CONTENT_TYPES, FORMATS, session_export
 from retrieval.services import documents_ingest
 from sessions.audit import turn_seal
@@ -262,3 +267,20 @@ def test_an_edited_event_log_shows_in_every_export(session):
     assert json.loads(export_text(session, "json"))["event_log"]["intact"] is False
     assert "CHAIN BROKEN: seq 2: hash mismatch" in export_text(session, "md")
     assert "CHAIN BROKEN" in pdf_text(session_export(session=session, fmt="pdf").content)
+
+
+def test_snippets_lose_their_markdown_debris_in_every_format(session):
+    data = session_data(session=session, user=None, exported_at=timezone.now())
+    row = next(r for t in data["turns"] for r in t["ledger"] if r["evidence_chunk_id"] and r["snippet"])
+    row["snippet"] = "## § 7.2 Floating docks\nd.** The dock **must** be _licensed_ before opening."
+    doc = session_document(data)
+    clean = "§ 7.2 Floating docks d. The dock must be licensed before opening."
+    assert clean in [n.snippet for n in doc.notes]
+    markdown = render_markdown(doc).decode()
+    assert f"“{clean}”" in markdown.replace("\\", "")
+    assert "d.\\*\\*" not in markdown and "\\#\\#" not in markdown
+    assert "".join(clean.split()) in "".join(pdf_text(render_pdf(doc)).split())
+    notes = parse_xml(Document(io.BytesIO(render_docx(doc))).part.part_related_by(RT.FOOTNOTES).blob)
+    note_texts = ["".join(t.text for t in n.iter(qn("w:t"))) for n in notes.findall(qn("w:footnote"))]
+    assert any(clean in t for t in note_texts)
+    assert not any("**" in t or "##" in t for t in note_texts)
