@@ -78,13 +78,16 @@ def metadata_for(name: str, *, title: str = "", jurisdiction: str = "",
 
 
 def documents_upload(*, workspace: Workspace, uploads: Sequence[UploadedFile],
-                     metadata: dict | None = None, user=None) -> list[Document]:
+                     metadata: dict | None = None, user=None,
+                     per_file: dict[str, dict] | None = None) -> list[Document]:
     """Check every file, stage them and queue their ingest; returns one Document per
     file: new ones pending, a file name already in the workspace its existing document
     (replaced or kept by the ingest, as ``document_ingest`` decides).
 
     ``metadata``: keyword arguments of :func:`metadata_for` shared by all the files
-    (a title is used only for a single file). Raises ``ValidationError`` listing every
+    (a title is used only for a single file). ``per_file`` (optional): per file name
+    as uploaded, keyword arguments of :func:`metadata_for` that override the shared
+    ones for that file (a title included). Raises ``ValidationError`` listing every
     bad file before anything is staged or written, and ``PermissionDenied`` when
     ``user``'s role may not upload (``ciq.permissions``; None: an operator's command).
     """
@@ -110,7 +113,8 @@ def documents_upload(*, workspace: Workspace, uploads: Sequence[UploadedFile],
         with transaction.atomic():
             for upload in uploads:
                 name = upload_file_name(upload.name)
-                meta = metadata_for(name, **metadata)
+                own = (per_file or {}).get(PurePath(upload.name or "").name, {})
+                meta = metadata_for(name, **{**metadata, **own})
                 key = upload_source_path(name)
                 document = Document.objects.filter(workspace=workspace, source_path=key).first()
                 if document is None:

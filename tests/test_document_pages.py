@@ -164,3 +164,53 @@ def test_the_upload_message_names_every_file(owner_client, owner, other_workspac
     html = response.content.decode()
     assert "Uploaded “2017-Ord-88-2017-Docks.md”, “1987-Ord-52-Flood.md”" in html
     assert "file(s) uploaded" not in html
+
+
+def two_ordinances(samples_dir):
+    folder = samples_dir / "municipal/us-or-rivergrove/ordinances"
+    return [SimpleUploadedFile(p.name, p.read_bytes(), content_type="text/markdown")
+            for p in (folder / "2017-Ord-88-2017-Docks.md", folder / "1987-Ord-52-Flood.md")]
+
+
+def test_each_file_of_an_upload_can_have_its_own_metadata(owner_client, owner, other_workspace, samples_dir,
+                                                          django_capture_on_commit_callbacks):
+    from ciq.services import membership_add
+
+    membership_add(user=owner, workspace=other_workspace)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner_client.post(reverse("documents", args=[other_workspace.pk]), {
+            "files": two_ordinances(samples_dir), "jurisdiction": "US-OR-Rivergrove",
+            "jurisdiction_level": "municipal", "source_type": "ordinance",
+            "per_file_name": ["2017-Ord-88-2017-Docks.md", "1987-Ord-52-Flood.md"],
+            "per_file_title": ["Docks ordinance", ""],
+            "per_file_jurisdiction": ["", "US-OR"],
+            "per_file_level": ["", "state"],
+            "per_file_citation": ["Ord. 88-2017", ""],
+        })
+    assert response.status_code == 302
+    docks = other_workspace.documents.get(source_path="upload/2017-Ord-88-2017-Docks.md")
+    flood = other_workspace.documents.get(source_path="upload/1987-Ord-52-Flood.md")
+    assert (docks.title, docks.jurisdiction, docks.jurisdiction_level, docks.citation_label) == (
+        "Docks ordinance", "US-OR-Rivergrove", "municipal", "Ord. 88-2017")
+    assert (flood.jurisdiction, flood.jurisdiction_level, flood.citation_label) == ("US-OR", "state", "")
+    assert flood.title != "Docks ordinance" and docks.source_type == flood.source_type == "ordinance"
+    assert docks.status == flood.status == "ready"
+
+
+def test_a_bad_per_file_cell_is_refused_naming_the_file(owner_client, demo_workspace, samples_dir):
+    response = owner_client.post(reverse("documents", args=[demo_workspace.pk]), {
+        "files": two_ordinances(samples_dir), "jurisdiction_level": "municipal",
+        "per_file_name": ["2017-Ord-88-2017-Docks.md", "1987-Ord-52-Flood.md"],
+        "per_file_title": ["", ""], "per_file_jurisdiction": ["US OR!", ""],
+        "per_file_level": ["", "galactic"], "per_file_citation": ["", ""],
+    })
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "2017-Ord-88-2017-Docks.md: malformed jurisdiction code “US OR!”" in html
+    assert "1987-Ord-52-Flood.md: unknown level “galactic”" in html
+    assert not demo_workspace.documents.filter(source_path__startswith="upload/").exists()
+
+
+def test_the_upload_form_says_the_shared_fields_apply_to_every_file(owner_client, demo_workspace):
+    html = owner_client.get(reverse("documents", args=[demo_workspace.pk])).content.decode()
+    assert "apply to every file of the upload" in html and 'id="per-file-row"' in html

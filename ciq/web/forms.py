@@ -71,11 +71,20 @@ class MultipleFileField(forms.FileField):
         return [d for d in items if d]
 
 
+# Per-file rows of the upload form (built by static/ciq/documents.js once several files
+# are chosen): parallel lists, one item per file, "" for "as the shared field says".
+PER_FILE_FIELDS = {"title": "per_file_title", "jurisdiction": "per_file_jurisdiction",
+                   "jurisdiction_level": "per_file_level", "citation_label": "per_file_citation"}
+
+
 class UploadForm(forms.Form):
-    """Files and the metadata they share (``retrieval.uploads.metadata_for``)."""
+    """Files, the metadata they share (``retrieval.uploads.metadata_for``) and, per file,
+    optional overrides of the title, jurisdiction, level and citation label."""
 
     files = MultipleFileField(
-        required=False, help_text=".txt, .md, .html, .pdf or .docx; one or several files.",
+        required=False, help_text=".txt, .md, .html, .pdf or .docx; one or several files. "
+                                  "The fields below apply to every file of the upload; with "
+                                  "several files, a row per file lets you change them file by file.",
     )
     title = forms.CharField(required=False, max_length=500,
                             help_text="Used for a single file; default: the file name.")
@@ -97,9 +106,41 @@ class UploadForm(forms.Form):
             raise forms.ValidationError(f"Malformed jurisdiction code “{code}”: use e.g. US-OR.")
         return code
 
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        names = self.data.getlist("per_file_name") if hasattr(self.data, "getlist") else []
+        rows: dict[str, dict] = {}
+        errors = []
+        for key, field in PER_FILE_FIELDS.items():
+            values = self.data.getlist(field) if names else []
+            if len(values) != len(names):
+                errors.append("The per-file rows are incomplete: choose the files again.")
+                break
+            for name, value in zip(names, values, strict=True):
+                value = value.strip()
+                if not value:
+                    continue
+                if key == "jurisdiction" and not JURISDICTION_RE.match(value):
+                    errors.append(f"{name}: malformed jurisdiction code “{value}”: use e.g. US-OR.")
+                elif key == "jurisdiction_level" and value not in JurisdictionLevel.values:
+                    errors.append(f"{name}: unknown level “{value}”.")
+                elif key != "jurisdiction_level" and len(value) > self.fields[key].max_length:
+                    errors.append(f"{name}: the {key.replace('_', ' ')} is too long.")
+                else:
+                    rows.setdefault(name, {})[key] = value
+        if errors:
+            raise forms.ValidationError(errors)
+        cleaned["per_file"] = rows
+        return cleaned
+
     def metadata(self) -> dict:
-        """The cleaned metadata as keyword arguments of ``metadata_for``."""
-        return {k: v for k, v in self.cleaned_data.items() if k != "files"}
+        """The cleaned shared metadata as keyword arguments of ``metadata_for``."""
+        return {k: v for k, v in self.cleaned_data.items() if k not in ("files", "per_file")}
+
+    def per_file(self) -> dict[str, dict]:
+        """Per file name, the metadata its row changes (``title``, ``jurisdiction``,
+        ``jurisdiction_level``, ``citation_label``; only the cells filled in)."""
+        return self.cleaned_data.get("per_file", {})
 
 
 class SessionSearchForm(forms.Form):

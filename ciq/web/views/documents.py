@@ -40,7 +40,8 @@ def document_list_view(request: HttpRequest, workspace_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             uploaded = documents_upload(workspace=workspace, uploads=form.cleaned_data["files"],
-                                        metadata=form.metadata(), user=request.user)
+                                        metadata=form.metadata(), per_file=form.per_file(),
+                                        user=request.user)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:

@@ -11,6 +11,33 @@
   window.location.replace(url.toString());
 })();
 
+// The upload form: once several files are chosen, a row per file (from the
+// #per-file-row template) lets the title, jurisdiction, level and citation differ
+// from the shared fields; with one file the shared fields say it all.
+(() => {
+  "use strict";
+  const input = document.getElementById("id_files");
+  const box = document.querySelector('[data-role="per-file"]');
+  const template = document.getElementById("per-file-row");
+  if (!input || !box || !template) return;
+  const rows = box.querySelector('[data-role="per-file-rows"]');
+  input.addEventListener("change", () => {
+    rows.replaceChildren();
+    const files = [...input.files];
+    box.hidden = files.length < 2;
+    if (box.hidden) return;
+    for (const file of files) {
+      const row = template.content.firstElementChild.cloneNode(true);
+      row.querySelector('[data-role="name"]').textContent = file.name;
+      row.querySelector('input[name="per_file_name"]').value = file.name;
+      for (const control of row.querySelectorAll("input:not([type=hidden]), select")) {
+        control.setAttribute("aria-label", `${control.parentElement.firstChild.textContent.trim()} of ${file.name}`);
+      }
+      rows.append(row);
+    }
+  });
+})();
+
 // Ingestion progress on the documents page: while documents are pending, poll the
 // status endpoint and update each row (textContent only).
 (() => {
