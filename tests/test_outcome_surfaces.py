@@ -104,3 +104,11 @@ def test_levels_and_verdicts_read_as_words_on_the_page(client, owner, demo_works
     client.force_login(owner)
     html = client.get(reverse("session", args=[turn.session_id])).content.decode()
     assert ">Very low</span>" in html and "Verylow" not in html
+
+
+def test_the_page_says_what_retrieval_and_claim_confidence_each_rate(client, owner, session):
+    """Issue 14: "Claims: high" beside "Retrieval: Medium" came with no explanation."""
+    client.force_login(owner)
+    html = client.get(reverse("session", args=[session.pk])).content.decode()
+    assert "Retrieval rates the passages the search found" in html
+    assert "how well each sentence is supported by the passage it cites" in html
