@@ -2,13 +2,17 @@
 // chunk is on another page reloads with "?chunk=<id>", which opens the right page.
 (() => {
   "use strict";
-  const match = /^#chunk-([0-9a-f]+)$/.exec(window.location.hash);
-  if (!match || document.getElementById(`chunk-${match[1]}`) || !document.querySelector(".chunks")) return;
-  const url = new URL(window.location.href);
-  if (url.searchParams.get("chunk") === match[1]) return;  // unknown id: stay put
-  url.searchParams.delete("page");
-  url.searchParams.set("chunk", match[1]);
-  window.location.replace(url.toString());
+  function openChunkPage() {
+    const match = /^#chunk-([0-9a-f]+)$/.exec(window.location.hash);
+    if (!match || document.getElementById(`chunk-${match[1]}`) || !document.querySelector(".chunks")) return;
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("chunk") === match[1]) return;  // unknown id: stay put
+    url.searchParams.delete("page");
+    url.searchParams.set("chunk", match[1]);
+    window.location.replace(url.toString());
+  }
+  openChunkPage();
+  window.addEventListener("hashchange", openChunkPage);
 })();
 
 // The upload form: once several files are chosen, a row per file (from the
