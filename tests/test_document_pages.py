@@ -3,6 +3,7 @@ from Markdown and sanitised, its chunks paged with an outline that links to the 
 page, and the upload's messages naming its files."""
 
 import re
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -214,3 +215,14 @@ def test_a_bad_per_file_cell_is_refused_naming_the_file(owner_client, demo_works
 def test_the_upload_form_says_the_shared_fields_apply_to_every_file(owner_client, demo_workspace):
     html = owner_client.get(reverse("documents", args=[demo_workspace.pk])).content.decode()
     assert "apply to every file of the upload" in html and 'id="per-file-row"' in html
+
+
+def test_the_progress_line_starts_hidden_and_the_stylesheet_lets_hidden_win(owner_client, demo_workspace):
+    """`.progress-line { display: flex }` once overrode the `hidden` attribute, so an
+    empty progress bar always showed: the stylesheet must make `[hidden]` win."""
+    from django.contrib.staticfiles import finders
+
+    html = owner_client.get(reverse("documents", args=[demo_workspace.pk])).content.decode()
+    assert re.search(r'<p id="ingest-progress"[^>]* hidden>', html)
+    css = Path(finders.find("ciq/ciq.css")).read_text()
+    assert re.search(r"\[hidden\]\s*\{\s*display:\s*none\s*!important;?\s*\}", css)
