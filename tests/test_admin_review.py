@@ -12,7 +12,7 @@ from django.utils.html import escape
 
 from ciq.services import membership_add
 from sessions.models import ResearchSession, SessionEvent
-from sessions.services import session_ask
+from sessions.services import followup_start, session_ask
 from tests.test_admin_audit import CHANGELIST, QUESTION
 from verification.models import LedgerEntry
 
@@ -136,3 +136,12 @@ def test_the_change_page_points_to_the_review_and_folds_the_raw_rows(staff, turn
     # Django renders a fieldset or inline with the "collapse" class as a closed <details>.
     assert html.count("<details") >= 3
     assert pointer < html.index("[cite:")
+
+
+def test_the_review_of_two_turns_takes_a_bounded_number_of_queries(
+        staff, turn, owner, django_assert_max_num_queries, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):  # the follow-up runs on commit
+        followup_start(session=turn.session, question="Who may revoke the exemption?", user=owner)
+    assert turn.session.turns.filter(status="completed").count() == 2
+    with django_assert_max_num_queries(30):
+        assert staff.get(review_url(turn.session)).status_code == 200
