@@ -48,7 +48,7 @@ def test_the_benchmark_prints_median_and_p95_per_format_with_the_session_size(se
     claims = sum(t.claims.filter(revision=t.revisions.order_by("-cycle").first()).count()
                  for t in session.turns.all())
     assert f"Session {session.pk}: 1 turn(s), {claims} claim(s)" in text
-    assert "median ms" in text and "p95 ms" in text
+    assert "median ms" in text and "p95 ms" in text and "median cpu ms" in text
     rows = {line.split()[1]: line for line in text.splitlines() if line.split()[1:2] in (["md"], ["pdf"])}
     assert set(rows) == {"md", "pdf"}
     assert not ExportRecord.objects.exists()  # it only renders

@@ -1,6 +1,8 @@
 """``python manage.py export_benchmark SESSION_ID [--format ...] [--repeat N]``: how long
-each export format takes for one session (median and p95 in ms, file size), with the
-session's size beside it. Renders only: nothing is recorded or written."""
+each export format takes for one session (median and p95 wall-clock ms, median CPU ms
+of this process, file size), with the session's size beside it. The CPU column is the
+steadier figure on a shared machine: the renderers are single-threaded, so on an idle
+machine wall clock ≈ CPU. Renders only: nothing is recorded or written."""
 
 import statistics
 import time
@@ -42,17 +44,18 @@ class Command(BaseCommand):
         claims = sum(turn_ledger(turn=t).count() for t in turns)
         table = Table(title=f"Session {session.pk}: {len(turns)} turn(s), {claims} claim(s); "
                             f"{options['repeat']} run(s) per format after {options['warmup']} warm-up")
-        for column in ("format", "median ms", "p95 ms", "bytes"):
+        for column in ("format", "median ms", "p95 ms", "median cpu ms", "bytes"):
             table.add_column(column, justify="left" if column == "format" else "right")
         for fmt in options["formats"] or FORMATS:
             for _ in range(options["warmup"]):
                 session_render(session=session, fmt=fmt)
-            times, size = [], 0
+            times, cpu, size = [], [], 0
             for _ in range(options["repeat"]):
-                started = time.perf_counter()
+                started, started_cpu = time.perf_counter(), time.process_time()
                 content, _data = session_render(session=session, fmt=fmt)
                 times.append((time.perf_counter() - started) * 1000)
+                cpu.append((time.process_time() - started_cpu) * 1000)
                 size = len(content)
             table.add_row(fmt, f"{statistics.median(times):,.0f}", f"{percentile(times, 0.95):,.0f}",
-                          f"{size:,}")
+                          f"{statistics.median(cpu):,.0f}", f"{size:,}")
         Console(file=self.stdout, width=None if self.stdout.isatty() else 120).print(table)
