@@ -52,6 +52,11 @@ _FEDERAL_RE = re.compile(
     r"|Federal Register|Regulation [A-Z]{1,2})\b"
 )
 _REGULATION_RE = re.compile(r"\bRegulation ([A-Z]{1,2})\b")
+# A question that asks about state or federal law as well as a town's or a county's.
+WIDER_LAW_RE = re.compile(
+    r"\b(?:state|federal|national|" + "|".join(US_STATES.values())
+    + r")(?:'s)? (?:law|laws|statutes?|rules?|regulations?|code|legislature|requirements?|agency)\b"
+    r"|\bunder (?:state|federal) law\b|\b(?:the state|the feds)\b", re.I)
 _COUNTY_RE = re.compile(r"\b((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+) County\b")
 _CITY_RE = re.compile(r"\b(?:City|Town|Village) of ((?:[A-Z][a-z]+ ?){1,3})\b")
 _GENERIC_CITY_RE = re.compile(r"\b(?:the|our|this) (?:city|town)\b|\bcity (?:council|hall|'s)", re.I)
@@ -95,6 +100,10 @@ class Routing:
     # Names of two or more words ("Closing Disclosure") that no document mentions: what
     # the question is about is not in the workspace.
     unknown: list[str] = field(default_factory=list)
+    # The loaded county and municipal places the question confines itself to, as (code,
+    # name) ("US-MO-Ray", "Ray County"); empty when it also asks about state or federal
+    # law (:data:`WIDER_LAW_RE`, a state code, a federal authority, a named act).
+    local: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def missing(self) -> list[PlaceMention]:
@@ -246,6 +255,11 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     places = [m for code, m in mentions.items() if code not in implied]
 
     routing = Routing(mentions=places, targets=[m.code for m in places if m.loaded])
+    wider = bool(_FEDERAL_RE.search(question) or WIDER_LAW_RE.search(question)
+                 or any(re.search(rf"\b{a}\b", question) for a in STATE_CODES))
+    if not wider:
+        routing.local = [(m.code, _local_name(m.code, gaz.levels.get(m.code, ""))) for m in places
+                         if m.loaded and gaz.levels.get(m.code) in ("county", "municipal")]
     routing.names = [m.text for m in mentions.values()]
     documents: set[int] = set()
     for key, pks in gaz.acronyms.items():
@@ -258,6 +272,8 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
         if "US" in gaz.codes and "US" not in routing.targets:
             routing.targets.append("US")
     routing.documents = sorted(documents)
+    if documents:  # a named act ("Regulation E", an acronym) is state or federal law
+        routing.local = []
     if not documents:
         routing.documents, routing.parties, routing.unknown, located = _party_focus(
             question, workspace, places)
@@ -269,6 +285,13 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     found = {w for name in routing.parties for w in name.split()}
     routing.names += [n for n in _names(question) if n not in routing.names and found & set(n.split())]
     return routing
+
+
+def _local_name(code: str, level: str) -> str:
+    """The name a document of ``code`` would use for its place: "Rivergrove" for
+    ``US-OR-Rivergrove``, "Ray County" for the county ``US-MO-Ray``."""
+    name = code.split("-")[-1].replace("_", " ")
+    return f"{name} County" if level == "county" else name
 
 
 def _party_focus(question: str, workspace: Workspace,

@@ -39,4 +39,6 @@ def question_plan(
     if not analysis:
         return None, route
     read = question_analyse(question, earlier=earlier_question).scoped(route.names)
+    if not jurisdictions:  # a user's pick of jurisdictions says where answers may come from
+        read = read.placed(route.local)
     return (read.as_topic() if draft else read), route

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from ciq.text import content_terms, stem, tokenize
+from ciq.text import STOPWORDS, content_terms, stem, tokenize
 from retrieval.lexicon import alternatives, longest_phrases, written
 
 
@@ -155,6 +155,11 @@ class Facet:
     terms: tuple[Term, ...]
     focus: Term | None = None
     unit: str = ""  # the unit the clause names: money, percent, size, day, week, month, year, hour
+    # The modifiers of the noun phrase the clause asks about ("sign" of "a sign permit",
+    # "sewer" of "sewer service"), each one of ``terms``: they say *which* permit or
+    # service, so an answering sentence (or its heading) must hold every one
+    # (:func:`key_terms`).
+    keys: tuple[Term, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,11 @@ class QuestionAnalysis:
     facets: tuple[Facet, ...]
     years: tuple[str, ...] = ()
     situation: str = ""
+    # The local places (jurisdiction code, name: "US-OR-Rivergrove", "Rivergrove") a
+    # question confines itself to ("In Rivergrove, …", not "Under Oregon law, …"): a
+    # passage of another jurisdiction that does not name them is related, not an answer
+    # (:meth:`placed`, ``retrieval.relevance.out_of_place``).
+    places: tuple[tuple[str, str], ...] = ()
 
     @property
     def topic(self) -> tuple[Term, ...]:
@@ -201,24 +211,31 @@ class QuestionAnalysis:
             return not all(s in scope for s in term.stems)
 
         facets = tuple(Facet(f.text, f.kind, tuple(t for t in f.terms if keep(t)),
-                             f.focus if f.focus and keep(f.focus) else None, f.unit)
+                             f.focus if f.focus and keep(f.focus) else None, f.unit,
+                             tuple(t for t in f.keys if keep(t)))
                        for f in self.facets)
-        return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation)
+        return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation, self.places)
+
+    def placed(self, places: Iterable[tuple[str, str]]) -> QuestionAnalysis:
+        """A copy confined to ``places`` ((code, name) pairs of the local places the
+        question names, ``retrieval.places.Routing.local``)."""
+        return replace(self, places=tuple(places))
 
     def as_topic(self) -> QuestionAnalysis:
         """A copy whose facets ask for no particular kind of fact (general, no unit, no
         focus): a Draft request ("Draft a memo on tree removal permits and penalties")
         names a topic to cover, not a value to state."""
         facets = tuple(Facet(f.text, FactKind.GENERAL.value, f.terms) for f in self.facets)
-        return QuestionAnalysis(self.question, FactKind.GENERAL.value, facets, self.years, self.situation)
+        return QuestionAnalysis(self.question, FactKind.GENERAL.value, facets, self.years, self.situation,
+                                self.places)
 
     def as_dict(self) -> dict:
         """JSON-ready summary (stored on the turn, shown in the trace)."""
         return {
             "question": self.question, "kind": self.kind, "years": list(self.years),
-            "situation": self.situation,
+            "situation": self.situation, "places": [code for code, _ in self.places],
             "facets": [{"text": f.text, "kind": f.kind, "focus": f.focus.key if f.focus else "",
-                        "unit": f.unit,
+                        "unit": f.unit, "keys": [t.key for t in f.keys],
                         "terms": [t.key if t.weight == 1.0 else f"({t.key})" for t in f.terms]}
                        for f in self.facets],
         }
@@ -287,16 +304,67 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
 
 def focus_term(clause: str, terms: Sequence[Term]) -> Term | None:
     """The term a "what/which X" clause asks about, when it is one of ``terms`` and not
-    a :data:`SLOT_NOUNS` word."""
+    a :data:`SLOT_NOUNS`, :data:`SCAFFOLD` or :data:`GENERIC_MODIFIERS` word."""
     m = _FOCUS_RE.search(clause)
     if not m:
         return None
     if not m.group(1)[0].islower():  # a name ("What is Idan Maimon paid") is not a focus
         return None
     word = stem(m.group(1).lower())
-    if word in SLOT_NOUNS or word in SCAFFOLD:
+    # "What's the city fee …": "city" places the fee, it does not say which one.
+    if word in SLOT_NOUNS or word in SCAFFOLD or word in GENERIC_MODIFIERS:
         return None
     return next((t for t in terms if word in t.stems), None)
+
+
+# Nouns that name a kind of thing a question asks about, whose modifiers say which one
+# ("sign permit", "sewer service", "business license fee", "speed limit"). A head noun
+# in front of another one is generic ("permit fee", "application fee"): not a key.
+HEAD_NOUNS = frozenset(stem(w) for w in """
+    permit permits license licenses licence licences fee fees service services limit limits
+    charge charges tax taxes plan plans fine fines penalty penalties rate rates registration
+    inspection inspections certificate certificates
+    """.split())
+# Modifiers that narrow nothing the documents would name: the level of government (the
+# search is already scoped to it), time words, size words.
+GENERIC_MODIFIERS = frozenset(stem(w) for w in """
+    city county state town village local federal municipal public private government new
+    annual yearly monthly weekly daily current total basic standard general regular typical
+    usual normal same other additional extra initial base flat average overall full usual
+    legal official applicable required
+    """.split())
+_RAW_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*|\S")
+
+
+def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
+    """The modifiers of the noun phrases of ``clause`` whose head is one of
+    :data:`HEAD_NOUNS`, as the ``terms`` that hold them: a cheap noun-phrase reading,
+    where a phrase is a run of adjacent content words (no stopword, scaffold word,
+    number or punctuation between them) and its modifiers are the words before a head
+    noun, less :data:`GENERIC_MODIFIERS` and other head nouns ("What's the city fee for a
+    sign permit?" → "sign"; "How much is sewer service per month?" → "sewer")."""
+    keys: dict[str, Term] = {}
+    run: list[str] = []
+
+    def flush() -> None:
+        for k, s in enumerate(run):
+            if s not in HEAD_NOUNS:
+                continue
+            for modifier in run[:k]:
+                if modifier in HEAD_NOUNS or modifier in GENERIC_MODIFIERS:
+                    continue
+                term = next((t for t in terms if modifier in t.stems), None)
+                if term is not None and not any(x in HEAD_NOUNS for x in term.stems):
+                    keys.setdefault(term.key, term)
+        run.clear()
+
+    for word in _RAW_WORD_RE.findall(_POSSESSIVE_RE.sub("", clause)) + ["."]:
+        low = word.lower()
+        if not low[0].isalpha() or low in STOPWORDS or stem(low) in SCAFFOLD:
+            flush()
+            continue
+        run.append(stem(low))
+    return tuple(keys.values())
 
 
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“])")
@@ -355,13 +423,14 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
             previous = facets[-1]
             kind = previous.kind if kind == FactKind.GENERAL else kind
             facets[-1] = Facet(f"{previous.text}; {clause}", previous.kind, previous.terms, previous.focus,
-                               previous.unit)
+                               previous.unit, previous.keys)
             if kind != previous.kind:
                 facets.append(Facet(clause, kind, previous.terms))
             continue
         if facets and kind == FactKind.GENERAL:
             kind = facets[-1].kind
-        facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind)))
+        facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
+                            key_terms(clause, terms)))
     if not facets:
         facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
     situation_terms = topic_terms(situation)
@@ -378,7 +447,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
             if term.key not in own:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))
         result.append(Facet(facet.text, facet.kind, facet.terms + tuple(shared.values()), facet.focus,
-                            facet.unit))
+                            facet.unit, facet.keys))
     years = tuple(dict.fromkeys(_YEAR_RE.findall(question)))
     return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),
                             years=years, situation=situation)

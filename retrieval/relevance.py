@@ -14,7 +14,13 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    obligation, permission, procedure or definition facet that names its focus ("What
    permits are needed …") the focus stands in for the slot, and
 4. it holds at least one of the facet's own topic terms itself (a year aside): context
-   completes a sentence, never stands in for it.
+   completes a sentence, never stands in for it, and
+5. it holds every **key term** of the facet (the modifiers that say which permit, fee or
+   service is asked about, ``Facet.keys``), itself or in its ``scope`` (the section
+   heading and document title, which name the schedule or the list a row belongs to):
+   "Building Permit (City Fee): $25" holds every word of "What's the city fee for a sign
+   permit?" but the one that says which permit, so it is related, not an answer. A key
+   the documents never use is still required: a near miss stays a near miss.
 
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
 picks its sentences by it, and the verifier judges every claim by it
@@ -191,18 +197,39 @@ ASKS_ABOUT_MEETING_RE = re.compile(
     re.I)
 
 
+def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bool:
+    """Whether a passage of ``jurisdiction`` (its code) with ``text`` (its words, heading
+    and title) lies outside the local places the question confines itself to
+    (``QuestionAnalysis.places``): another town's or county's, or a state or federal one
+    that never names the place. A Ray County question is not answered by a federal rule
+    that shares its generic words ("appeal", "variance", "days"); a state statute that
+    names the town is about it."""
+    if not analysis.places or any(jurisdiction == code for code, _ in analysis.places):
+        return False
+    lowered = text.lower()
+    return not any(re.search(rf"\b{re.escape(name.lower())}\b", lowered) for _, name in analysis.places)
+
+
 def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = "",
-                       idf: Mapping[str, float] | None = None, title: str = "") -> Relevance:
+                       idf: Mapping[str, float] | None = None, title: str = "",
+                       scope: str | None = None, elsewhere: bool = False) -> Relevance:
     """The :class:`Relevance` of one sentence (``context``: its neighbours, heading and
-    document title; ``title``: the document's title) to every facet of ``analysis``. Years
+    document title; ``title``: the document's title; ``scope``: the text that may hold a
+    key term for the sentence, its heading and document title, ``context`` when None) to
+    every facet of ``analysis``. Years
     the question names must appear in the sentence or its context, and a sentence of a
     deliberative record (:data:`DELIBERATIVE_TITLE_RE`: minutes, agendas) addresses a
-    facet only when the question asks about a meeting; otherwise no facet is addressed."""
+    facet only when the question asks about a meeting, and a passage ``elsewhere`` (of
+    another place than the question's, :func:`out_of_place`) addresses none: it is
+    related, never the answer."""
     stems, context_stems = set(content_terms(text)), set(content_terms(context))
+    scope_stems = context_stems if scope is None else set(content_terms(scope))
     coverage, slots, addressed, scores = [], [], [], []
     years_ok = all(y in text or y in context for y in analysis.years)
     if DELIBERATIVE_TITLE_RE.search(title) and not ASKS_ABOUT_MEETING_RE.search(analysis.question):
         years_ok = False  # the same effect as a missing year: related, never the answer
+    if elsewhere:
+        years_ok = False
     for i, facet in enumerate(analysis.facets):
         c = facet_coverage(facet, text, idf=idf, stems=stems, context_stems=context_stems)
         focus = facet.focus is None or _holds(facet.focus, stems)
@@ -219,10 +246,11 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         # the sentence is about.
         topical = [t for t in facet.terms if t.weight == 1.0 and not all(s.isdigit() for s in t.stems)]
         own = not topical or any(_holds(t, stems) for t in topical)
-        if c >= ADDRESS_MIN and slot and years_ok and focus and own:
+        keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in facet.keys)
+        if c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)
-                      * (1.0 if focus else 0.5))
+                      * (1.0 if focus else 0.5) * (1.0 if keyed else 0.5))
     score = 1.0 if addressed else max(scores, default=0.0)
     return Relevance(tuple(coverage), tuple(slots), tuple(addressed), score)
 

@@ -25,7 +25,7 @@ from typing import Protocol
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.question import QuestionAnalysis
-from retrieval.relevance import Relevance, sentence_relevance
+from retrieval.relevance import Relevance, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
@@ -274,8 +274,10 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
 
     With a question analysis each sentence is also judged against the question's facets
     (:func:`retrieval.relevance.sentence_relevance`, read with its neighbours, the
-    section heading and the document title) and ``relevance`` is that score; without
-    one, ``relevance`` is the weighted share of the question's terms it holds.
+    section heading and the document title; a key term may stand in the heading or title
+    only; a chunk outside the question's local places addresses nothing) and
+    ``relevance`` is that score; without one, ``relevance`` is the weighted share of the
+    question's terms it holds.
     """
     weights = request.term_weights or {t: 1.0 for t in query_terms(request.question)}
     total = sum(weights.values())
@@ -284,6 +286,8 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
     for chunk in request.chunks:
         heading = normalise_sentence(chunk.heading)
         raw = _chunk_sentences(chunk)
+        elsewhere = analysis is not None and out_of_place(
+            analysis, chunk.jurisdiction, f"{chunk.document_title}\n{chunk.heading}\n{chunk.text}")
         for position, sentence in enumerate(raw):
             text = clean_sentence(sentence)
             if text is None:
@@ -300,7 +304,8 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
             around = " ".join(raw[max(0, position - 1):position] + raw[position + 1:position + 2])
             facets = sentence_relevance(
                 analysis, text, context=f"{chunk.document_title}\n{chunk.heading}\n{around}",
-                idf=weights, title=chunk.document_title,
+                idf=weights, title=chunk.document_title, scope=f"{chunk.document_title}\n{chunk.heading}",
+                elsewhere=elsewhere,
             )
             if facets.score >= MIN_RELEVANCE:
                 found.append(Candidate(chunk, position, text, terms, facets.score, facets))

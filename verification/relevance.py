@@ -27,7 +27,8 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     chunk's title and heading) and the :data:`NEIGHBOURHOOD_CHARS` around its evidence in
     ``evidence_text`` (located by ``snippet``, else by the claim's opening words): the
     same reading the extractive Writer gives a sentence beside its neighbours. The first
-    line of ``context`` is the document's title."""
+    line of ``context`` is the document's title; a key term of the question may stand in
+    ``context`` (title and heading), never in the neighbourhood only."""
     around = ""
     probe = " ".join((snippet or claim).replace("…", " ").split()[:8])
     flat = " ".join(evidence_text.split())
@@ -35,7 +36,7 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     if at >= 0:
         around = flat[max(0, at - NEIGHBOURHOOD_CHARS):at + len(probe) + NEIGHBOURHOOD_CHARS]
     return sentence_relevance(analysis, claim, context=f"{context}\n{around}", idf=idf,
-                              title=context.split("\n", 1)[0])
+                              title=context.split("\n", 1)[0], scope=context)
 
 
 def answer_coverage(analysis: QuestionAnalysis, addressed_by_supported: Sequence[Sequence[int]]) -> float:

@@ -74,3 +74,50 @@ def test_contractions_are_not_topic_terms():
     analysis = question_analyse("The patient hasn't paid and doesn’t answer. Can we send the claim "
                                 "to collections?")
     assert not {"hasn't", "doesn", "hasn"} & {t.key for t in analysis.topic}
+
+
+# -- which permit: the modifiers of the asked noun phrase are key terms ------------------------
+
+FEE_IDF = {"fenc": 5.0, "permit": 2.0, "town": 1.5, "fee": 2.0, "deck": 5.0, "water": 3.0,
+           "servic": 2.0, "garbag": 6.0, "month": 1.5, "rental": 4.0}
+
+
+def test_the_modifier_that_says_which_permit_is_a_key_term():
+    analysis = question_analyse("What's the town fee for a fence permit?")
+    assert [t.key for t in analysis.facets[0].keys] == ["fenc"]  # not "town": it only places the fee
+    other_permit = sentence_relevance(analysis, "Deck Permit (Town Fee): $40.", idf=FEE_IDF)
+    assert other_permit.addressed == () and other_permit.score < 1.0
+    assert sentence_relevance(analysis, "Fence Permit (Town Fee): $40.", idf=FEE_IDF).addressed == (0,)
+
+
+def test_a_key_term_in_the_heading_of_the_schedule_counts_but_not_one_in_a_neighbouring_row():
+    analysis = question_analyse("What's the town fee for a fence permit?")
+    row = "Permit fee: $35."
+    heading = "Town of Elmwood Fee Schedule\nFence permits"
+    assert sentence_relevance(analysis, row, context=heading, scope=heading, idf=FEE_IDF).addressed == (0,)
+    neighbours = "Town of Elmwood Fee Schedule\nDeck permits\nA fence permit is reviewed in 10 days."
+    assert sentence_relevance(analysis, row, context=neighbours, scope="Town of Elmwood Fee Schedule\n"
+                              "Deck permits", idf=FEE_IDF).addressed == ()
+
+
+def test_a_service_named_by_what_it_carries_is_not_answered_by_another_service():
+    analysis = question_analyse("How much is garbage service per month?")
+    assert [t.key for t in analysis.facets[0].keys] == ["garbag"]
+    water = "Water service shall be billed at $32 per month to each connection."
+    # Service and month outweigh garbage here: without the key the water rate would answer.
+    idf = {**FEE_IDF, "garbag": 3.0}
+    assert sentence_relevance(analysis, water, idf=idf).addressed == ()
+    garbage = "Garbage service is billed at $21 per month."
+    assert sentence_relevance(analysis, garbage, idf=idf).addressed == (0,)
+
+
+def test_a_key_term_no_document_uses_still_makes_a_near_miss():
+    analysis = question_analyse("What is the fee for a kayak rental permit?")
+    # "kayak" is unknown to the index (no IDF): still required, never waived.
+    assert "kayak" in {t.key for t in analysis.facets[0].keys}
+    assert sentence_relevance(analysis, "Rental permit fee: $100.", idf=FEE_IDF).addressed == ()
+
+
+def test_head_nouns_in_front_of_another_and_generic_words_are_not_keys():
+    assert question_analyse("What is the county permit fee for a deck?").facets[0].keys == ()
+    assert question_analyse("How much does the city charge for a permit to cut a tree?").facets[0].keys == ()

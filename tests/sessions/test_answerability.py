@@ -263,3 +263,64 @@ def test_context_completes_a_sentence_but_never_stands_in_for_it():
     on = sentence_relevance(analysis, "Beginning July 1, 2024, the minimum wage is $14.20 per hour.",
                             context=context)
     assert not off.relevant and on.relevant
+
+
+# -- a local question is answered from its own place ---------------------------------------------
+
+def _chunk(chunk_id, *, jurisdiction, level, title, text, heading=""):
+    from retrieval.search import RetrievedChunk
+
+    return RetrievedChunk(
+        chunk_pk=1, chunk_id=chunk_id, document_id=hash(chunk_id) % 1000, document_title=title,
+        citation_label=title, jurisdiction=jurisdiction, jurisdiction_level=level, lane="local",
+        heading=heading, text=text, char_start=0, char_end=len(text), page_start=None, page_end=None,
+        last_updated=None, bm25=1.0, score=0.5, rank=1)
+
+
+FEDERAL_APPEAL = _chunk(
+    "fedfedfedfed", jurisdiction="US", level="federal", title="12 CFR Part 1070",
+    text="A requester may appeal a denied records request within 90 calendar days.")
+COUNTY_APPEAL = _chunk(
+    "cntycntycnty", jurisdiction="US-MO-Ray", level="county", title="Ray County Zoning Order",
+    text="An applicant may appeal the denial of a variance to the Board of Adjustment within 30 days.")
+
+
+def _answer(question, chunks, places):
+    from sessions.writer import ExtractiveWriter, WriteRequest
+
+    analysis = question_analyse(question).scoped(["Ray County"]).placed(places)
+    return ExtractiveWriter().compose(WriteRequest(question=question, mode="answer", chunks=chunks,
+                                                   analysis=analysis))
+
+
+def test_a_county_question_is_not_answered_by_a_federal_rule_that_shares_its_words():
+    question = "How many days do I have to appeal a denied variance in Ray County?"
+    county = [("US-MO-Ray", "Ray County")]
+    text = _answer(question, [FEDERAL_APPEAL], county)
+    assert text.startswith("Not answered"), text
+    assert "90 calendar days" in text and "[cite:" not in text  # shown as related only
+    assert "[cite:cntycntycnty]" in _answer(question, [FEDERAL_APPEAL, COUNTY_APPEAL], county)
+    # Without the confinement (a question about federal law too) the federal rule answers.
+    assert "[cite:fedfedfedfed]" in _answer(question, [FEDERAL_APPEAL], [])
+
+
+def test_a_state_passage_that_names_the_town_is_about_it():
+    from retrieval.relevance import out_of_place
+
+    analysis = question_analyse("When is the Rivergrove sewer bill due?").placed(
+        [("US-OR-Rivergrove", "Rivergrove")])
+    assert out_of_place(analysis, "US-OR", "ORS 450.010 The sanitary district of Lake Oswego.")
+    assert not out_of_place(analysis, "US-OR", "The City of Rivergrove sewer charges are due monthly.")
+    assert not out_of_place(analysis, "US-OR-Rivergrove", "Sewer charges are due monthly.")
+    assert not out_of_place(question_analyse("When is the sewer bill due?"), "US", "Anything.")
+
+
+def test_a_question_on_state_or_federal_law_is_not_confined_to_the_place_it_names(demo_workspace):
+    assert question_route("In Ray County, how long can a building sit empty?",
+                          workspace=demo_workspace).local == [("US-MO-Ray", "Ray County")]
+    assert question_route("Can Rivergrove close its park at dusk?",
+                          workspace=demo_workspace).local == [("US-OR-Rivergrove", "Rivergrove")]
+    for wider in ("Under Oregon law, can Rivergrove close its park at dusk?",
+                  "Does federal law let Ray County deny a cell tower?",
+                  "Which ORS chapter lets Rivergrove charge a sewer fee?"):
+        assert question_route(wider, workspace=demo_workspace).local == [], wider
