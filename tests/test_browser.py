@@ -418,3 +418,44 @@ def test_run_states_with_the_worker_stopped_killed_and_a_cancel(stack, page):
         page.screenshot(path=str(ARTIFACTS / "browser-run-stalled.png"))
     finally:
         stack.worker = stack.start_worker()
+
+
+def test_an_auditor_reviews_a_session_in_the_admin(stack, page):
+    """Issue 14 item 3: a superuser who is nobody's member reads a session as its user
+    saw it — chain check first, numbered citations, the ledger — at laptop and desktop
+    widths without sideways scrolling; the session list fits too."""
+    stack.manage("createsuperuser", "--noinput", "--username", "auditor", "--email", "a@example.org",
+                 DJANGO_SUPERUSER_PASSWORD="audit-pass-2025")
+    log_in(page, stack.url)
+    switch_to(page, "Demo")
+    page.goto(stack.url + "/")
+    ask(page, DEMO_QUESTIONS[0][0], "answer", DEMO_QUESTIONS[0][2])
+    session_id = page.url.split("/sessions/")[1].split("/")[0]
+    context = page.context.browser.new_context(viewport={"width": 1440, "height": 900})
+    auditor = context.new_page()
+    try:
+        auditor.goto(stack.url + "/admin/login/")
+        auditor.fill("#id_username", "auditor")
+        auditor.fill("#id_password", "audit-pass-2025")
+        auditor.click("input[type=submit]")
+        review = f"{stack.url}/admin/ciq_sessions/researchsession/{session_id}/review/"
+        for width in (1440, 1280, 768):
+            auditor.set_viewport_size({"width": width, "height": 900})
+            auditor.goto(review)
+            assert auditor.evaluate(OVERFLOW_JS)["scroll"] <= 0, width
+            check, answer = (auditor.locator(f"[data-role={r}]").first.bounding_box()
+                             for r in ("chain-check", "answer"))
+            assert check["y"] < answer["y"]
+            assert auditor.locator('[data-role="answer"] sup.cite a').first.text_content() == "[1]"
+            assert "[cite:" not in auditor.text_content("body")
+            assert auditor.locator('[data-role="ledger"] tr').count() > 0
+            if width == 1440:
+                auditor.screenshot(path=str(ARTIFACTS / "browser-admin-review.png"))
+        for width in (1440, 1280):  # the session list, on a desktop and a laptop
+            auditor.set_viewport_size({"width": width, "height": 900})
+            auditor.goto(stack.url + "/admin/ciq_sessions/researchsession/")
+            assert auditor.evaluate("(() => { const r = document.querySelector('.results');"
+                                    " return r.scrollWidth <= r.clientWidth; })()"), width
+            assert auditor.evaluate(OVERFLOW_JS)["scroll"] <= 0, width
+    finally:
+        context.close()
