@@ -19,7 +19,7 @@ DEMO_QUESTIONS := \
 	"How does a state apply for an exemption from the Fair Debt Collection Practices Act?|--mode answer" \
 	"Draft a memo on tree removal permits and penalties in Rivergrove.|--mode draft --jurisdiction US-OR-Rivergrove"
 
-.PHONY: run dev demo test test-postgres lint setup system-deps migrate ingest-samples evaluate lock clean
+.PHONY: run dev demo test test-postgres test-redis lint setup system-deps migrate ingest-samples evaluate lock clean
 
 $(VENV)/.installed: requirements.lock
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) system-deps
@@ -89,6 +89,7 @@ demo: ingest-samples
 test: lint setup-minilm
 	$(PY) -m pytest
 	$(MAKE) test-postgres
+	$(MAKE) test-redis
 
 # The tests that touch the database's engine, again on PostgreSQL: bin/with-postgres runs
 # initdb into a temporary folder, starts the server on a free local port, runs pytest with
@@ -97,6 +98,11 @@ PG_TESTS := tests/retrieval tests/sessions $(sort $(wildcard tests/test_api_*.py
 	tests/test_roles.py
 test-postgres: setup-minilm
 	bin/with-postgres $(PY) -m pytest $(PG_TESTS)
+
+# Websocket fan-out over several daphne processes through a throwaway Redis server
+# (bin/with-redis: redis-server on a free local port, no persistence, stopped afterwards).
+test-redis: setup
+	bin/with-redis $(PY) -m pytest tests/test_redis_fanout.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -67,6 +67,9 @@ class SessionTail:
             if tail is None or tail.task.done():
                 tail = cls._running[session_id] = cls(session_id)
                 tail.task = asyncio.get_running_loop().create_task(tail._run(start))
+                # Says which set-up streams (tests/test_redis_fanout.py reads it).
+                logger.info("Polling the event log of session %s (in-memory channel layer)",
+                            session_id)
         tail.watchers += 1
         return tail
 
