@@ -9,11 +9,16 @@ without Redis is the control: only it polls the event log.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 
 import pytest
+from channels_redis.core import RedisChannelLayer
+from redis.exceptions import MaxConnectionsError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from ciq.web.redis_layer import BlockingPoolRedisChannelLayer
 from tests.servers import daphne_start, manage, processes_stop, prod_env
 
 pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"),
@@ -82,3 +87,53 @@ def test_daphne_without_redis_polls_the_event_log(servers):
 
     assert POLLING in servers["log"]("plain")  # the log line the Redis test relies on
     assert all(client["seqs"] == result["stored"] for client in result["received"])
+
+
+async def _burst_of_group_adds(layer, count: int) -> list:
+    """``count`` concurrent ``group_add`` calls, as a burst of websocket connects makes."""
+    try:
+        return await asyncio.gather(*(layer.group_add("burst", f"burst.{i}") for i in range(count)),
+                                    return_exceptions=True)
+    finally:
+        await layer.flush()
+        await layer.close_pools()
+
+
+async def test_a_burst_of_connects_waits_for_a_redis_connection_instead_of_failing():
+    hosts = [os.environ["REDIS_URL"]]
+    stock = await _burst_of_group_adds(RedisChannelLayer(hosts=hosts), 400)
+    assert any(isinstance(r, MaxConnectionsError) for r in stock)  # why CIQ has its own layer
+
+    ours = await _burst_of_group_adds(BlockingPoolRedisChannelLayer(hosts=hosts), 400)
+    assert [r for r in ours if r is not None] == []
+
+
+async def _receive_after_idle(layer, idle: float):
+    """Wait on a fresh channel while nothing arrives for ``idle`` seconds, then send."""
+    channel = await layer.new_channel()
+    waiting = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(idle)
+    await layer.send(channel, {"type": "after.idle"})
+    try:
+        return await asyncio.wait_for(waiting, timeout=10)
+    except Exception as exc:  # noqa: BLE001 - the stock layer's failure is the result
+        return exc
+    finally:
+        await layer.flush()
+        await layer.close_pools()
+
+
+async def test_a_consumer_idle_longer_than_the_blocking_pop_still_receives():
+    hosts = [os.environ["REDIS_URL"]]
+    idle = RedisChannelLayer.brpop_timeout + 1.5
+    stock, ours = await asyncio.gather(_receive_after_idle(RedisChannelLayer(hosts=hosts), idle),
+                                       _receive_after_idle(BlockingPoolRedisChannelLayer(hosts=hosts), idle))
+    assert isinstance(stock, RedisTimeoutError)  # redis-py's 5 s socket timeout
+    assert ours == {"type": "after.idle"}
+
+
+def test_redis_url_selects_the_blocking_pool_layer(servers):
+    script = ("from channels.layers import get_channel_layer; "
+              "print(type(get_channel_layer()).__name__)")
+    assert manage(servers["env"](redis=True), "shell", "-c", script).strip().endswith(
+        "BlockingPoolRedisChannelLayer")

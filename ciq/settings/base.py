@@ -260,9 +260,13 @@ CIQ_INDEX = env("CIQ_INDEX", default="lexical" if _EMBEDDER == "none" else "hybr
 TASK_QUEUES = ["default", "ingest"]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": TASK_QUEUES}}
 REDIS_URL = env("REDIS_URL", default="")
+# Connections each process keeps to Redis, and how long a burst waits for one (seconds;
+# ciq/web/redis_layer.py).
+REDIS_POOL_SIZE = env.int("REDIS_POOL_SIZE", default=100)
+REDIS_POOL_TIMEOUT = env.float("REDIS_POOL_TIMEOUT", default=20.0)
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "ciq.web.redis_layer.BlockingPoolRedisChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL]},
     }}
 else:
