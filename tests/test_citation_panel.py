@@ -3,6 +3,9 @@ shares its data with. Scoped to the user's workspaces, readable for a deleted or
 replaced document from the session's stored sources, never a 404 for a citation the
 answer makes, and every document text escaped."""
 
+import re
+from html import unescape
+
 import pytest
 from django.urls import reverse
 from django.utils.html import escape, strip_tags
@@ -55,7 +58,11 @@ def test_it_shows_the_chunk_with_its_neighbours_the_outline_and_the_claims(clien
         if neighbour:
             assert f'data-role="{role}"' in html
             assert f'data-panel-chunk="{neighbour.chunk_id}"' in html
-            assert escape(neighbour.text[:40]) in html
+            # Rendered from its Markdown like the cited chunk, never raw "**" or "##".
+            passage = html.split(f'data-role="{role}"', 1)[1].split("</div>\n</div>", 1)[0]
+            words = " ".join(unescape(strip_tags(passage)).split())
+            assert " ".join(re.sub(r"[#*]", "", neighbour.text[:200]).split()[:6]) in words
+            assert "**" not in passage and "## " not in passage
     assert f'data-panel-chunk="{chunk.chunk_id}" aria-current="true"' in html  # the outline
     assert 'data-role="panel-claims"' in html and 'class="verdict verdict-' in html
     assert reverse("document", args=[chunk.document.pk]) in html
