@@ -119,3 +119,23 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 spans.append((start, end))
             joined = _ends_with_abbreviation(text[spans[-1][0]:spans[-1][1]])
     return spans
+
+
+# Markdown left in document text: emphasis and strike markers (``**``, ``__``, ``~~``,
+# a ``*``/``_`` opening or closing a word, with debris like ``d.**`` from a window cut
+# mid-markup), inline-code backticks, heading hashes and quote marks at a line start.
+_LINE_MARKUP_RE = re.compile(r"^[ \t]{0,3}(?:#{1,6}(?:[ \t]+|$)|>[ \t]?)", re.M)
+_PAIRED_MARKERS_RE = re.compile(r"\*\*+|__+|~~|`+")
+_SINGLE_MARKER_RE = re.compile(r"(?<![\w*])[*_](?=[^\s*_])|(?<=[^\s*_])[*_](?![\w*])")
+
+
+def markdown_plain(text: str) -> str:
+    """``text`` (chunk text, an evidence snippet, a claim) on one line without Markdown
+    markup: emphasis markers, backticks, heading hashes and quote marks removed, so a
+    snippet reads "d. The dock …" rather than "d.** The dock …". ``*`` and ``_`` inside
+    a word (``snake_case``) or between spaces (``5 * 3``) stay. The one helper for the
+    page, the admin and every export format."""
+    text = _LINE_MARKUP_RE.sub("", text or "")
+    text = _SINGLE_MARKER_RE.sub("", _PAIRED_MARKERS_RE.sub("", text))
+    return " ".join(text.split())
+

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
+from ciq.text import markdown_plain
 from retrieval.models import page_label
 from sessions.models import Outcome
 from verification.citations import CITE_ID_RE, CITE_RE
@@ -39,23 +40,11 @@ def one_line(text: str | None) -> str:
     return _SPACE_RE.sub(" ", clean(text)).strip()
 
 
-# Markdown left in document text: emphasis and strike markers (``**``, ``__``, ``~~``,
-# a ``*``/``_`` opening or closing a word, with debris like ``d.**`` from a window cut
-# mid-markup), inline-code backticks and heading hashes at a line start.
-_HEADING_HASHES_RE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)", re.M)
-_PAIRED_MARKERS_RE = re.compile(r"\*\*+|__+|~~|`+")
-_SINGLE_MARKER_RE = re.compile(r"(?<![\w*])[*_](?=[^\s*_])|(?<=[^\s*_])[*_](?![\w*])")
-
-
 def plain(text: str | None) -> str:
-    """``text`` (chunk text, an evidence snippet, a claim) on one line without Markdown
-    markup: emphasis markers, backticks and heading hashes removed, so a snippet reads
-    "d. The dock …" rather than "d.** The dock …". ``*`` and ``_`` inside a word
-    (``snake_case``) or between spaces (``5 * 3``) stay. Every export format (footnotes,
-    ledger) uses this one helper; the JSON export keeps the stored text as it is."""
-    text = _HEADING_HASHES_RE.sub("", clean(text))
-    text = _SINGLE_MARKER_RE.sub("", _PAIRED_MARKERS_RE.sub("", text))
-    return _SPACE_RE.sub(" ", text).strip()
+    """``clean(text)`` on one line without Markdown markup (``ciq.text.markdown_plain``).
+    Every export format (footnotes, ledger) uses it; the JSON export keeps the stored
+    text as it is."""
+    return markdown_plain(clean(text))
 
 
 def _clip(text: str, limit: int) -> str:

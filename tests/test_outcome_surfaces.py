@@ -112,3 +112,19 @@ def test_the_page_says_what_retrieval_and_claim_confidence_each_rate(client, own
     html = client.get(reverse("session", args=[session.pk])).content.decode()
     assert "Retrieval rates the passages the search found" in html
     assert "how well each sentence is supported by the passage it cites" in html
+
+
+def test_ledger_snippets_read_without_markdown_debris_on_the_page_and_in_the_admin(
+        client, owner, session, django_user_model):
+    """A snippet cut mid-markup ("d.** The dock") showed its asterisks in both ledgers."""
+    from verification.models import LedgerEntry
+
+    LedgerEntry.objects.filter(claim__turn__session=session).update(
+        snippet="## Docks\nd.** The dock shall be **floating**, no piers.")
+    client.force_login(owner)
+    html = client.get(reverse("session", args=[session.pk])).content.decode()
+    assert "Docks d. The dock shall be floating, no piers." in html and "d.**" not in html
+    admin = django_user_model.objects.create_superuser("auditor", "a@example.org", "pw-audit-123")
+    client.force_login(admin)
+    review = client.get(f"/admin/ciq_sessions/researchsession/{session.pk}/review/").content.decode()
+    assert "Docks d. The dock shall be floating, no piers." in review and "d.**" not in review

@@ -21,7 +21,7 @@ from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from ciq.text import STOPWORDS
+from ciq.text import STOPWORDS, markdown_plain
 from ciq.web.document_text import chunk_html
 from ciq.web.rendering import highlighted
 from retrieval.models import Chunk, Document, JurisdictionLevel, page_label
@@ -39,7 +39,6 @@ CONTEXT_CHARS = 90
 _WORD_RE = re.compile(r"\w+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.;:!?])\s+|\n\s*\n")
 # Markdown debris a passage may carry into a snippet ("“d.** The dock…", "## Permits").
-_DEBRIS_RE = re.compile(r"\*\*|__|^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?)", re.MULTILINE)
 
 
 class PanelState:
@@ -137,7 +136,7 @@ def _tidy(text: str) -> str:
     its ends are kept (they separate it from the cited words)."""
     lead = " " if text[:1].isspace() else ""
     tail = " " if text[-1:].isspace() else ""
-    body = " ".join(_DEBRIS_RE.sub("", text).split())
+    body = markdown_plain(text)
     return f"{lead}{body}{tail}" if body else lead
 
 

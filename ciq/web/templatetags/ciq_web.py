@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 
 from ciq.selectors import workspace_list_for_user
+from ciq.text import markdown_plain
 
 register = template.Library()
 
@@ -45,6 +46,13 @@ def get(mapping, key):
         return mapping.get(key)
     except AttributeError:
         return None
+
+
+@register.filter
+def plain(value) -> str:
+    """Document text on one line without Markdown debris (``ciq.text.markdown_plain``):
+    evidence snippets in the ledgers. Autoescaped like any string."""
+    return markdown_plain(str(value or ""))
 
 
 @register.filter
