@@ -288,8 +288,8 @@ def citation_timings(page, chunk_id: str, repeats: int = 5) -> None:
         page.evaluate("document.activeElement?.blur()")
         page.locator("#cite-card").wait_for(state="hidden")
         card.append(page.evaluate(TIME_TO_SHOWN_JS, [chunk_id, "focus", "#cite-card:not([hidden])"]))
-        panel.append(page.evaluate(TIME_TO_SHOWN_JS, [
-            chunk_id, "click", f'#cite-panel:not([hidden]) [data-panel-for="{chunk_id}"][data-state="live"]']))
+        shown = f'#cite-panel:not([hidden]) [data-panel-for="{chunk_id}"][data-state="live"]'
+        panel.append(page.evaluate(TIME_TO_SHOWN_JS, [chunk_id, "click", shown]))
         page.locator('#cite-panel [data-role="panel-close"]').click()
         page.locator("#cite-panel").wait_for(state="hidden")
     result = {"card_ms": [round(x, 1) for x in card], "panel_ms": [round(x, 1) for x in panel]}
