@@ -164,6 +164,7 @@ def test_the_openapi_schema_describes_every_endpoint(client, owner):
         "/api/v1/workspaces/", "/api/v1/documents/", "/api/v1/documents/{id}/",
         "/api/v1/sessions/", "/api/v1/sessions/{id}/", "/api/v1/sessions/{id}/turns/",
         "/api/v1/sessions/{id}/events/", "/api/v1/sessions/{id}/ledger/", "/api/v1/sessions/{id}/export/",
+        "/api/v1/sessions/{id}/turns/{index}/state/", "/api/v1/sessions/{id}/turns/{index}/cancel/",
     }
     create = schema["paths"]["/api/v1/sessions/"]["post"]
     assert "201" in create["responses"]

@@ -8,7 +8,7 @@ the one they are sent) and, when "aimed at A", carries A's real ids: A's documen
 session in the ``{id}`` of the path, A's workspace in a ``workspace`` query parameter or
 body field, A's turn in the ledger's ``turn``.
 
-- **Every operation, aimed at A**: each of the 15 operations, ``EXAMPLES_PER_OPERATION``
+- **Every operation, aimed at A**: each of the 17 operations, ``EXAMPLES_PER_OPERATION``
   positive and negative examples, all aimed at A.
 - **Stateful**: schemathesis's state machine (``schema.as_state_machine()``; it infers
   links from the list endpoints to the detail, events, ledger, export, follow-up and
@@ -209,7 +209,7 @@ def test_firm_b_reaches_nothing_of_firm_a_through_any_operation(firms, outsider,
 
         run()
         sent[operation.label] = count
-    assert len(sent) == 15 and all(n > 0 for n in sent.values()), sent
+    assert len(sent) == 17 and all(n > 0 for n in sent.values()), sent
     assert firm_state(demo_workspace) == before
     print(f"two tenants: {len(sent)} operations, {sum(sent.values())} requests aimed at A, "
           "no 5xx, no leak")
