@@ -13,23 +13,16 @@ from django.utils.html import escape
 from ciq.services import membership_add
 from sessions.models import ResearchSession, SessionEvent
 from sessions.services import followup_start, session_ask
-from tests.test_admin_audit import CHANGELIST, QUESTION
+from tests import test_admin_audit as audit
+from tests.test_admin_audit import CHANGELIST
 from verification.models import LedgerEntry
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def turn(demo_workspace, owner):
-    """A real answer with citations from the shipped samples, asked by the owner."""
-    return session_ask(workspace=demo_workspace, question=QUESTION, user=owner)
-
-
-@pytest.fixture
-def staff(client, django_user_model):
-    """A superuser who is no member of any workspace."""
-    client.force_login(django_user_model.objects.create_superuser("root", password="pw-root-123"))
-    return client
+# The audit tests' fixtures: a real cited answer asked by the owner, and a superuser
+# client who is no member of any workspace.
+turn = audit.turn
+staff = audit.staff
 
 
 def review_url(session: ResearchSession) -> str:

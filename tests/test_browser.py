@@ -10,8 +10,6 @@ submit to the first streamed delta and to the complete ledger. The screenshots a
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +18,8 @@ from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
+
+from tests.servers import BASE, daphne_start, manage, processes_stop, prod_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(settings.BASE_DIR) / "var" / "test-artifacts"
@@ -36,73 +36,41 @@ TIMEOUT_MS = 30_000
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"daphne exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on port {port}")
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     """daphne with a db_worker on a fresh database holding the demo user, the Demo
     workspace and an empty "Uploads" one: ``url`` (``http://127.0.0.1:<port>``), the
     ``worker`` process, ``start_worker()`` and ``manage(*args, **env)`` (a command on the
     same database)."""
-    base = Path(settings.BASE_DIR)
     tmp = tmp_path_factory.mktemp("browser")
-    # The settings `make run` serves with: production, plain HTTP on 127.0.0.1.
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ciq.settings.prod", "HTTPS": "false",
-           "SECRET_KEY_FILE": str(tmp / "secret_key"),
-           "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "MEDIA_ROOT": str(tmp / "media")}
-    env.pop("REDIS_URL", None)
-    manage = [sys.executable, "manage.py"]
+    env = prod_env(tmp)  # the settings `make run` serves with
 
     def run(*args, **extra_env):
-        subprocess.run([*manage, *args], cwd=base, env={**env, **extra_env}, check=True,
-                       capture_output=True)
+        manage({**env, **extra_env}, *args)
 
     run("migrate", "--noinput", "-v", "0")
     run("demo_setup", "--password", "ciq-demo-2025")
     run("demo_setup", "--workspace", "Uploads", "--no-samples")
-    port = free_port()
-    logs = (tmp / "daphne.log").open("w"), (tmp / "worker.log").open("w")
-    web = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1",
-                            "-p", str(port), "ciq.asgi:application"],
-                           cwd=base, env=env, stdout=logs[0], stderr=subprocess.STDOUT)
+    worker_log = (tmp / "worker.log").open("w")
+
     # Questions and uploads ("ingest") in one worker here; the Procfile runs one per queue.
     def start_worker() -> subprocess.Popen:
-        return subprocess.Popen([*manage, "db_worker", "--queue-name", "default,ingest",
+        return subprocess.Popen([sys.executable, "manage.py", "db_worker", "--queue-name", "default,ingest",
                                  "--interval", "0.1", "--no-reload", "--no-startup-delay"],
-                                cwd=base, env=env, stdout=logs[1], stderr=subprocess.STDOUT)
+                                cwd=BASE, env=env, stdout=worker_log, stderr=subprocess.STDOUT)
 
-    ns = SimpleNamespace(url=f"http://127.0.0.1:{port}", worker=start_worker(),
-                         start_worker=start_worker, manage=run)
+    ns = SimpleNamespace(worker=start_worker(), start_worker=start_worker, manage=run)
     try:
-        wait_for_port(port, web)
+        web, port = daphne_start(env, tmp / "daphne.log")
+    except Exception:
+        processes_stop([ns.worker])
+        raise
+    ns.url = f"http://127.0.0.1:{port}"
+    try:
         yield ns
     finally:
-        for process in (web, ns.worker):
-            process.terminate()
-        for process in (web, ns.worker):
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for log in logs:
-            log.close()
+        processes_stop([web, ns.worker])
+        worker_log.close()
 
 
 @pytest.fixture(scope="module")
