@@ -13,4 +13,6 @@ register = template.Library()
 
 @register.filter
 def chunk_html(text: str) -> SafeString:
+    """Chunk text (Markdown) as sanitised HTML, for templates
+    (``ciq.web.document_text.chunk_html``, without highlights)."""
     return _chunk_html(text)
