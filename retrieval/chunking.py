@@ -20,7 +20,13 @@ corpus chunks in a few seconds.
    ``overlap_words`` of whole sentences, so a quote across the cut is whole in one chunk.
 3. **Each chunk names its heading**: the heading line of its first section with real
    content (a bare title line or a short preamble does not count), without Markdown
-   markup, at most 200 characters.
+   markup, at most 200 characters, and its **heading path**: the headings that enclose
+   it, outermost first, ending with its own (``["PART 1005 …", "Section 1005.20 …",
+   "2. Examples"]``). A heading's rank decides what it closes: Markdown ``#`` levels
+   first, then divisions (part, chapter, article), title lines, sections (``§``, ORS
+   and dotted numbers, deeper by their dots), then lettered, numbered and parenthesised
+   items (:func:`heading_rank`). A new heading closes every open heading of the same or
+   a deeper rank, so "B. Use Regulations" sits under "40.5 R-1A …" until "40.6 …".
 
 Sizes are in words (whitespace-separated tokens); ``Chunk.token_count`` stores the same
 count.
@@ -37,6 +43,8 @@ DEFAULT_MIN_WORDS = 150
 DEFAULT_MAX_WORDS = 400
 DEFAULT_OVERLAP_WORDS = 40
 MAX_HEADING_CHARS = 200
+# At most this many headings in a chunk's path (the innermost are kept).
+MAX_PATH_DEPTH = 6
 
 # Break scores: where a cut may fall, best first.
 _HEADING, _PARAGRAPH, _CLAUSE, _SENTENCE, _WRAP, _WORDS = 5, 4, 3, 2, 1, 0
@@ -93,6 +101,8 @@ class ChunkSpan:
     """One chunk of a text: ``text[char_start:char_end]`` (end exclusive).
 
     ``heading``: the section heading line in force (≤ 200 characters, "" if none).
+    ``heading_path``: the enclosing headings, outermost first, ending with ``heading``
+    (at most ``MAX_PATH_DEPTH``; ``()`` when ``heading`` is "").
     ``page_start``/``page_end``: 1-based pages of the first and last character, or
     ``None`` when the text has no pages. ``words``: whitespace-separated tokens.
     """
@@ -103,6 +113,7 @@ class ChunkSpan:
     page_start: int | None
     page_end: int | None
     words: int = 0
+    heading_path: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -114,6 +125,7 @@ class _Unit:
     heading: str  # heading in force at this unit
     is_heading: bool
     index: int = 0
+    path: tuple[str, ...] = ()  # enclosing headings, outermost first, ending with heading
 
 
 def chunk_id_for(document_sha256: str, char_start: int, char_end: int) -> str:
@@ -158,6 +170,7 @@ def chunk_text(
             return  # only repeated overlap: nothing new to say
         last_emitted = group[-1].index
         heading = _main_heading(group)
+        path = next((u.path for u in group if u.heading == heading), ()) if heading else ()
         start, end = group[0].start, group[-1].end
         spans.append(
             ChunkSpan(
@@ -167,6 +180,7 @@ def chunk_text(
                 page_start=_page_of(page_starts, start),
                 page_end=_page_of(page_starts, end - 1),
                 words=sum(u.words for u in group),
+                heading_path=path,
             )
         )
 
@@ -262,6 +276,8 @@ def _units(text: str, max_words: int, split_words: int) -> list[_Unit]:
     each with the heading in force and the score of a cut just before it."""
     units: list[_Unit] = []
     heading = ""
+    path: tuple[str, ...] = ()
+    open_headings: list[tuple[tuple[int, int], str]] = []  # (rank, heading), outermost first
     previous_end = 0
     previous_ended_sentence = True
     window = max(10, max_words // 2)
@@ -279,6 +295,11 @@ def _units(text: str, max_words: int, split_words: int) -> list[_Unit]:
         kind = _classify(stripped, words)
         if kind == _HEADING:
             heading = _heading_text(stripped)
+            rank = heading_rank(stripped)
+            while open_headings and open_headings[-1][0] >= rank:
+                open_headings.pop()
+            open_headings.append((rank, heading))
+            path = tuple(h for _, h in open_headings[-MAX_PATH_DEPTH:])
             score = _HEADING
         elif previous_blank:
             score = _PARAGRAPH
@@ -291,21 +312,22 @@ def _units(text: str, max_words: int, split_words: int) -> list[_Unit]:
         previous_ended_sentence = stripped[-1] in ".!?:;\"”’)]"
         is_heading = kind == _HEADING
         if words <= split_words:
-            units.append(_Unit(start, end, words, score, heading, is_heading))
+            units.append(_Unit(start, end, words, score, heading, is_heading, path=path))
             continue
         first = True
         for s_start, s_end in _sentences(text, start, end):
             n = len(text[s_start:s_end].split())
             lead_score = score if first else _SENTENCE
             if n <= window:
-                units.append(_Unit(s_start, s_end, n, lead_score, heading, is_heading and first))
+                units.append(_Unit(s_start, s_end, n, lead_score, heading, is_heading and first,
+                                   path=path))
             else:  # an over-long "sentence" (a table, a list without stops): word windows
                 spans = [m.span() for m in _WORD_RE.finditer(text, s_start, s_end)]
                 for w in range(0, len(spans), window):
                     piece = spans[w : w + window]
                     units.append(_Unit(piece[0][0], piece[-1][1], len(piece),
                                        lead_score if w == 0 else _WORDS, heading,
-                                       is_heading and first and w == 0))
+                                       is_heading and first and w == 0, path=path))
             first = False
     for i, unit in enumerate(units):
         unit.index = i
@@ -356,6 +378,50 @@ def _classify(line: str, words: int) -> int:
     if _CLAUSE_RE.match(line):
         return _CLAUSE
     return _SENTENCE
+
+
+_MARKDOWN_LEVEL_RE = re.compile(r"^(#{1,6})\s")
+_DIVISION_RANK_RE = re.compile(
+    r"^(?:\*\*|__)?(?:(PART|TITLE|CHAPTER|ARTICLE|APPENDIX|SUPPLEMENT|SCHEDULE|EXHIBIT|ANNEX)"
+    r"|(SUBPART|SUBCHAPTER))\s+\S", re.IGNORECASE)
+_SECTION_RANK_RE = re.compile(
+    r"^(?:\*\*|__)?(?:§{1,2}\s*\d|(?:SECTION|Section|SEC\.|Sec\.)\s+\S|\d{1,4}[A-Z]?\.\d{3,4}\s)")
+_DOTTED_RANK_RE = re.compile(r"^(?:\*\*|__)?\d{1,3}((?:\.\d{1,3}){1,3})\.?\s")
+_ITEM_RANK_RE = re.compile(r"^(?:\*\*|__)?(?:([A-Z])|(\d{1,2})|([IVXL]{1,5}))[.)]\s")
+_PAREN_RANK_RE = re.compile(r"^(?:\*\*|__)?\((?:[A-Za-z]{1,2}|\d{1,2}|[ivxl]{1,5})\)")
+
+
+def heading_rank(line: str) -> tuple[int, int]:
+    """How high a heading line sits in its document: a smaller rank encloses a larger.
+
+    Ranks, outermost first: Markdown ``#`` to ``######`` (0, 1)…(0, 6); part, title,
+    chapter, article, appendix, supplement, schedule, exhibit, annex (1, 0); subpart
+    and subchapter (1, 1); any other title line (ALL-CAPS, bold) (2, 0); a section
+    (``§ 1006.8``, ``Section 4``, ORS ``837.380``) (3, 0); a dotted number (``10.7``
+    (3, 1), ``10.7.1`` (3, 2)); a lettered item ``A.`` (4, 0), a roman one ``IV.``
+    (4, 0), a numbered one ``1.`` (4, 1); a parenthesised ``(a)`` (4, 2). The order
+    follows how US codes and contracts nest (part › section › A. › 1. › (a)); a
+    document that nests otherwise gets a flatter path, never a wrong section number,
+    because the pinpoint cites the innermost heading that names a section.
+    """
+    markdown = _MARKDOWN_LEVEL_RE.match(line)
+    if markdown:
+        return (0, len(markdown.group(1)))
+    text = line.lstrip()
+    division = _DIVISION_RANK_RE.match(text)
+    if division:
+        return (1, 0) if division.group(1) else (1, 1)
+    if _SECTION_RANK_RE.match(text):
+        return (3, 0)
+    dotted = _DOTTED_RANK_RE.match(text)
+    if dotted:
+        return (3, dotted.group(1).count("."))
+    item = _ITEM_RANK_RE.match(text)
+    if item:
+        return (4, 1) if item.group(2) else (4, 0)
+    if _PAREN_RANK_RE.match(text):
+        return (4, 2)
+    return (2, 0)
 
 
 def _heading_text(line: str) -> str:

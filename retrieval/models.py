@@ -86,6 +86,9 @@ class Chunk(models.Model):
     ``chunk_id`` is 12 lowercase hex characters derived from the document's sha256 and
     the chunk's character offsets, so it is stable across re-ingests of the same file.
     ``jurisdiction`` and ``lane`` are copied from the document for filtering.
+    ``heading_path`` (a list of strings, outermost first) feeds the pinpoint citation
+    (:meth:`pinpoint_heading`): an empty path, as on chunks ingested before it existed,
+    falls back to ``heading`` alone.
     """
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
@@ -97,6 +100,11 @@ class Chunk(models.Model):
     page_start = models.PositiveIntegerField(null=True, blank=True)
     page_end = models.PositiveIntegerField(null=True, blank=True)
     heading = models.CharField(max_length=500, blank=True)
+    heading_path = models.JSONField(
+        default=list, blank=True,
+        help_text="The enclosing headings, outermost first, ending with the heading "
+                  "(retrieval.chunking); [] for chunks ingested before issue 13.",
+    )
     token_count = models.PositiveIntegerField(default=0)
     jurisdiction = models.CharField(max_length=100, db_index=True)
     lane = models.CharField(max_length=5, choices=Lane.choices)
@@ -115,6 +123,18 @@ class Chunk(models.Model):
     def pages(self) -> str:
         """Human page reference (:func:`page_label`)."""
         return page_label(self.page_start, self.page_end)
+
+    @property
+    def pinpoint_heading(self) -> str | list[str]:
+        """What :func:`retrieval.pinpoint.pinpoint_label` takes as ``heading``: the
+        heading path when stored, else the one-line heading."""
+        return heading_for_pinpoint(self.heading, self.heading_path)
+
+
+def heading_for_pinpoint(heading: str | None, path: list[str] | tuple[str, ...] | None) -> str | list[str]:
+    """The heading path (a list, outermost first) when there is one, else ``heading``
+    ("" for ``None``): chunks ingested before heading paths keep today's citation."""
+    return list(path) if path else (heading or "")
 
 
 def page_label(start: int | None, end: int | None) -> str:

@@ -42,7 +42,7 @@ from ciq.models import Workspace
 from ciq.text import content_terms
 from retrieval.index import ChunkIndex, Hit, index_get, query_terms
 from retrieval.jurisdiction import statewide_jurisdictions
-from retrieval.models import Chunk, Lane
+from retrieval.models import Chunk, Lane, heading_for_pinpoint
 from retrieval.pinpoint import pinpoint_label
 from retrieval.question import QuestionAnalysis
 from retrieval.relevance import sentence_relevance
@@ -125,12 +125,16 @@ class RetrievedChunk:
     recency: float = 0.0
     score: float = 0.0
     rank: int = 0
+    # The chunk's heading path, outermost first (``Chunk.heading_path``; () before it).
+    heading_path: tuple[str, ...] = ()
 
     @property
     def pinpoint(self) -> str:
-        """Pinpoint citation of the chunk (``retrieval.pinpoint``): "12 CFR § 1006.8"."""
+        """Pinpoint citation of the chunk (``retrieval.pinpoint``): "12 CFR § 1006.8"; with
+        a heading path the enclosing section is cited too."""
         return pinpoint_label(citation_label=self.citation_label, title=self.document_title,
-                              jurisdiction_level=self.jurisdiction_level, heading=self.heading,
+                              jurisdiction_level=self.jurisdiction_level,
+                              heading=heading_for_pinpoint(self.heading, self.heading_path),
                               page_start=self.page_start, page_end=self.page_end)
 
     def as_source(self) -> dict:
@@ -340,6 +344,7 @@ def chunks_retrieve(
                 page_start=chunk.page_start, page_end=chunk.page_end,
                 last_updated=doc.last_updated, bm25=hit.bm25, similarity=round(similarity, 4),
                 recency=fresh, score=round(rerank_score(similarity, fresh), 4),
+                heading_path=tuple(chunk.heading_path or ()),
             )
         )
     floor = MIN_RELATIVE_SIMILARITY * max((c.similarity for c in candidates), default=0.0)

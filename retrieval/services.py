@@ -570,6 +570,7 @@ def _write_document(
                         page_start=span.page_start,
                         page_end=span.page_end,
                         heading=span.heading,
+                        heading_path=list(span.heading_path),
                         token_count=span.words,
                         jurisdiction=document.jurisdiction,
                         lane=document.lane,

@@ -697,5 +697,6 @@ def earlier_cited_chunks(
             carried.append(RetrievedChunk(**{
                 **{k: v for k, v in source.items() if k in names}, "chunk_pk": live[chunk_id],
                 "last_updated": dt.date.fromisoformat(updated) if updated else None,
+                "heading_path": tuple(source.get("heading_path") or ()),
             }))
     return carried[:room]

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 
 from ciq.models import Workspace
 from ciq.selectors import workspace_list_for_user
+from retrieval.models import heading_for_pinpoint
 from retrieval.pinpoint import pinpoint_label
 from sessions.events import event_message
 from sessions.models import ResearchSession, Turn
@@ -91,7 +92,8 @@ def source_pinpoint(source: dict) -> str:
         return source["pinpoint"]
     return pinpoint_label(
         citation_label=source.get("citation_label"), title=source.get("document_title"),
-        jurisdiction_level=source.get("jurisdiction_level"), heading=source.get("heading"),
+        jurisdiction_level=source.get("jurisdiction_level"),
+        heading=heading_for_pinpoint(source.get("heading"), source.get("heading_path")),
         page_start=source.get("page_start"), page_end=source.get("page_end"),
     )
 
