@@ -27,11 +27,14 @@ Term statistics are maintained by the write functions (:func:`fts_add`,
 :func:`fts_remove`, :func:`fts_retitle`, :func:`fts_drop`, :func:`fts_rebuild`) in the
 caller's transaction, never computed at query time: ``ts_stat`` reads every row, and a
 GIN count per term costs a bitmap scan of the term's postings (measured: README
-"Running on PostgreSQL"). Upserts take the workspace's term rows in term order, so
-concurrent ingests into one workspace queue on their common terms instead of
-deadlocking; a re-ingest (remove, then add, in one transaction) takes them twice, so two
-re-ingests into one workspace at the same moment can still deadlock, and PostgreSQL then
-fails one of them. No foreign keys:
+"Running on PostgreSQL"). Every write first takes the workspace's lock on its counts
+(:func:`_serialise`, a transaction-level advisory lock), so writes into one workspace
+queue one behind the other until each transaction ends, and writes into different
+workspaces never wait on each other. Taking the term rows in term order alone is not
+enough: a re-ingest removes, then adds, in one transaction, and the terms of the new
+text can be held by another re-ingest that is itself waiting on the first (a deadlock,
+and PostgreSQL fails one of them; ``tests/retrieval/test_lexical_concurrency.py``).
+No foreign keys:
 like the FTS5 tables, these rows are written explicitly (``retrieval.services``,
 ``retrieval.signals``), and Django's test flush truncates its own tables only.
 """
@@ -144,6 +147,17 @@ def fts_exists(workspace_id: int) -> bool:
         return cursor.fetchone() is not None
 
 
+# The advisory-lock class of the lexical counts: "CIQ" in ASCII (pg_advisory_xact_lock's
+# two-key form; the second key is the workspace).
+_LOCK_CLASS = 0x434951
+
+
+def _serialise(cursor, workspace_id: int) -> None:
+    """Take the workspace's lexical write lock until the caller's transaction ends
+    (at once, in autocommit): every write function calls it before touching a row."""
+    cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, workspace_id & 0x7FFFFFFF])
+
+
 def _count(cursor, workspace_id: int, delta: Counter, chunks: int, tokens: int) -> None:
     """Add ``delta`` (term → chunks, may be negative) to the workspace's document
     frequencies and ``chunks`` / ``tokens`` to its totals; drop terms that reach 0."""
@@ -171,6 +185,7 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
     delta: Counter = Counter()
     tokens_total = 0
     with connection.cursor() as cursor:
+        _serialise(cursor, workspace_id)
         for start in range(0, len(rows), _BATCH):
             batch = rows[start:start + _BATCH]
             tokens = tokens_of([(text, heading, title) for _, text, heading, title in batch])
@@ -191,6 +206,7 @@ def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
     if not chunk_pks:
         return
     with connection.cursor() as cursor:
+        _serialise(cursor, workspace_id)
         cursor.execute(
             "WITH gone AS (DELETE FROM retrieval_lexical WHERE workspace_id = %s AND chunk_id = ANY(%s) "
             "RETURNING tsv, length) "
@@ -218,6 +234,7 @@ def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
 def fts_drop(workspace_id: int) -> None:
     """Drop the workspace's rows and counts."""
     with connection.cursor() as cursor:
+        _serialise(cursor, workspace_id)
         for table in ("retrieval_lexical", "retrieval_lexical_df", "retrieval_lexical_stats"):
             cursor.execute(f"DELETE FROM {table} WHERE workspace_id = %s", [workspace_id])
 
