@@ -106,6 +106,9 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
 }
 
 
+# Text extracted from PDFs glues a number to the word before it ("vacant for180 days").
+_GLUED_NUMBER_RE = re.compile(r"(?<=[a-z])(?=\d)")
+
 _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, FactKind.DEFINITION)
 
 
@@ -113,6 +116,7 @@ def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
     "percent", "size", "day", "week", "month", "year", "hour"), a value in that unit."""
+    text = _GLUED_NUMBER_RE.sub(" ", text)
     pattern = SLOT_PATTERNS.get(kind)
     if pattern is not None and not pattern.search(text):
         return False

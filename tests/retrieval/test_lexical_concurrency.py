@@ -34,8 +34,8 @@ DOCS = [SAMPLES_DIR / "municipal/us-or-rivergrove/ordinances/2017-Ord-88-2017-Do
 FIRST = "000aaa"  # sorts before every term of the documents: taken first by any write
 
 
-def _rows(workspace, document_title_part):
-    chunk = (Chunk.objects.filter(document__workspace=workspace, document__title__icontains=document_title_part)
+def _rows(workspace, title_part):
+    chunk = (Chunk.objects.filter(document__workspace=workspace, document__title__icontains=title_part)
              .select_related("document").order_by("pk").first())
     return [(chunk.pk, chunk.text, chunk.heading, chunk.document.title)]
 

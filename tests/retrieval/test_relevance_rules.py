@@ -121,3 +121,14 @@ def test_a_key_term_no_document_uses_still_makes_a_near_miss():
 def test_head_nouns_in_front_of_another_and_generic_words_are_not_keys():
     assert question_analyse("What is the county permit fee for a deck?").facets[0].keys == ()
     assert question_analyse("How much does the city charge for a permit to cut a tree?").facets[0].keys == ()
+
+
+def test_a_number_glued_to_the_word_before_it_is_still_a_period():
+    """PDF extraction glues "for" to "180" ("vacant for180 days", a Ray County code
+    sentence as extracted): the period is there all the same."""
+    from retrieval.relevance import slot_present
+
+    sentence = ("When the use of a property has ceased and the property has been vacant for180 days, "
+                "abandonment of use will be presumed.")
+    assert slot_present("deadline", sentence, unit="day")
+    assert not slot_present("deadline", "The property has been vacant for years.", unit="day")
