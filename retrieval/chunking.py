@@ -277,7 +277,7 @@ def _units(text: str, max_words: int, split_words: int) -> list[_Unit]:
     units: list[_Unit] = []
     heading = ""
     path: tuple[str, ...] = ()
-    open_headings: list[tuple[tuple[int, int], str]] = []  # (rank, heading), outermost first
+    open_headings: list[tuple[tuple[int, int, int, int], str]] = []  # (rank, heading), outermost first
     previous_end = 0
     previous_ended_sentence = True
     window = max(10, max_words // 2)
@@ -391,10 +391,12 @@ _ITEM_RANK_RE = re.compile(r"^(?:\*\*|__)?(?:([A-Z])|(\d{1,2})|([IVXL]{1,5}))[.)
 _PAREN_RANK_RE = re.compile(r"^(?:\*\*|__)?\((?:[A-Za-z]{1,2}|\d{1,2}|[ivxl]{1,5})\)")
 
 
-def heading_rank(line: str) -> tuple[int, int]:
+def heading_rank(line: str) -> tuple[int, int, int, int]:
     """How high a heading line sits in its document: a smaller rank encloses a larger.
 
-    Ranks, outermost first: Markdown ``#`` to ``######`` (0, 1)…(0, 6); part, title,
+    A 4-tuple. Markdown headings come first, by their ``#`` count, then by the kind of
+    their text (``### Section 5.100`` encloses ``### (A) AUTHORITY``); other heading
+    lines follow every Markdown heading, by kind. Kinds, outermost first: part, title,
     chapter, article, appendix, supplement, schedule, exhibit, annex (1, 0); subpart
     and subchapter (1, 1); any other title line (ALL-CAPS, bold) (2, 0); a section
     (``§ 1006.8``, ``Section 4``, ORS ``837.380``) (3, 0); a dotted number (``10.7``
@@ -406,8 +408,11 @@ def heading_rank(line: str) -> tuple[int, int]:
     """
     markdown = _MARKDOWN_LEVEL_RE.match(line)
     if markdown:
-        return (0, len(markdown.group(1)))
-    text = line.lstrip()
+        return (0, len(markdown.group(1)), *_kind_rank(line[markdown.end():].lstrip()))
+    return (1, *_kind_rank(line.lstrip()), 0)
+
+
+def _kind_rank(text: str) -> tuple[int, int]:
     division = _DIVISION_RANK_RE.match(text)
     if division:
         return (1, 0) if division.group(1) else (1, 1)

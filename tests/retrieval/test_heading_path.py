@@ -164,3 +164,12 @@ def test_every_corpus_chunk_with_a_heading_is_cited_with_it(capsys):
     assert len(manifest) == 172
     assert not lost, lost[:20]
     assert counts["enclosing section added"] > 0
+
+
+def test_markdown_headings_of_one_level_nest_by_kind(demo_workspace):
+    # Ord. 89-2018 heads its section and its lettered subsections alike ("### ").
+    chunk = Chunk.objects.get(document__workspace=demo_workspace, heading="(A) AUTHORITY")
+    assert chunk.heading_path == ["ORDINANCE NO. 89-2018", "Section 5.100. Tree Cutting",
+                                  "(A) AUTHORITY"]
+    assert heading_rank("## (B) Any title") < heading_rank("### Section 5.100. Tree Cutting") \
+        < heading_rank("### (A) AUTHORITY") < heading_rank("PART 1")
