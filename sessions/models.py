@@ -118,13 +118,28 @@ class Turn(models.Model):
         return f"{self.session_id}#{self.index}: {self.question[:60]}"
 
 
+class RevisionAuthor(models.TextChoices):
+    """Who wrote a revision: the Writer (cycles 0, 1, …) or the Critic (the last one,
+    when it changed the text; ``sessions.critic``)."""
+
+    WRITER = "writer", "Writer"
+    CRITIC = "critic", "Critic"
+
+
 class Revision(models.Model):
-    """One revision cycle of a turn's text, with its evidence coverage in [0, 1]."""
+    """One revision cycle of a turn's text, with its evidence coverage in [0, 1]. A
+    Critic revision lists its ``edits`` ([{action, sentence, before, after, reason,
+    target}], ``sessions.critic.CriticEdit``) and how they were made (``critic_by``:
+    "rules" or "model")."""
 
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="revisions")
     cycle = models.PositiveIntegerField()
     text = models.TextField()
     coverage = models.FloatField(default=0.0)
+    author = models.CharField(max_length=6, choices=RevisionAuthor.choices,
+                              default=RevisionAuthor.WRITER)
+    edits = models.JSONField(default=list, blank=True)
+    critic_by = models.CharField(max_length=5, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -158,6 +173,9 @@ class EventType(models.TextChoices):
     # Written once a turn has ended (completed or error): a digest of the turn's stored
     # record, so the hash chain covers the answer and ledger too (sessions/audit.py).
     TURN_SEALED = "turn_sealed"
+    # One edit of the Critic (sessions/critic.py): {action, sentence, before, after,
+    # reason, target, cycle, turn, by}.
+    CRITIC_EDIT = "critic_edit"
 
 
 class SessionEvent(models.Model):

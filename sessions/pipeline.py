@@ -2,7 +2,7 @@
 
     analyse → retrieve (two lanes, + earlier turns' cited chunks) → write (streamed)
             → extract claims → verify (support and relevance) → (evidence gate, revise)
-            → ledger → outcome (answered / partial / not answered)
+            → ledger → Critic (Draft mode) → outcome (answered / partial / not answered)
 
 Every step leaves a trace in the session's event log (DESIGN.md §4): reasoning events
 (thought / action / observation / conclusion, one action/observation pair per model
@@ -12,6 +12,16 @@ status ``error``; what was completed before (revisions and their ledgers) stays 
 A member may cancel a running turn (``sessions.services.turn_cancel``): the run stops at
 its next checkpoint (each stage, each streamed delta, each verified claim) with status
 ``cancelled`` and an ``error`` event of code ``cancelled``, keeping what it completed.
+
+The Critic (``sessions.critic``, seed 003) runs after the last verification in the modes
+of ``settings.CIQ_CRITIC_MODES`` (default: Draft only). An Answer is a few sentences
+already revised once against its findings, and its unsupported claims are shown flagged
+in the ledger, which a person asking a question should see; a draft is a document
+someone will send on, so its overreach is removed, its repeats merged and its dangling
+references fixed. When the Critic changes the text, its version is a new revision
+(author "critic", with its edits), each edit a ``critic_edit`` event, and its ledger
+holds the claims that remain: unchanged ones keep their verdicts, shortened or merged
+ones are verified again.
 """
 
 from __future__ import annotations
@@ -39,9 +49,10 @@ from retrieval.question import QuestionAnalysis
 from retrieval.relevance import ASKS_ABOUT_MEETING_RE, DELIBERATIVE_TITLE_RE
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.audit import turn_seal
+from sessions.critic import ACTIONS, CriticResult, critic_model, critic_rules
 from sessions.events import EventLog
 from sessions.memory import WorkingMemory
-from sessions.models import EventType, Mode, Outcome, Revision, RunStatus, Turn
+from sessions.models import EventType, Mode, Outcome, Revision, RevisionAuthor, RunStatus, Turn
 from sessions.prompts.answer import NO_INFORMATION
 from sessions.prompts.compliance import permits_parse
 from sessions.prompts.revision import Finding
@@ -84,13 +95,20 @@ class TurnCancelled(Exception):
 
 @dataclass
 class Cycle:
-    """One written text and its verification."""
+    """One written text and its verification (``critic``: the Critic's result when this
+    cycle is its revision)."""
 
     number: int
     text: str
     verified: list[VerifiedClaim]
     metrics: dict
     revision: Revision
+    critic: CriticResult | None = None
+
+    @property
+    def writer_cycles(self) -> int:
+        """Revision cycles of the Writer (the Critic's revision is not one)."""
+        return self.number - (1 if self.critic else 0)
 
 
 class TurnRun:
@@ -105,6 +123,7 @@ class TurnRun:
         self.backends: dict = {}
         self.traced: dict[str, int] = {}  # role → model calls already in the trace
         self.polled = 0.0  # perf_counter of the last look for a cancel request
+        self.critic: dict | None = None  # what the Critic did, for the turn's metrics
 
     # -- helpers -----------------------------------------------------------------------
     def elapsed_ms(self) -> float:
@@ -308,6 +327,8 @@ class TurnRun:
             self.reason(EventType.REASONING_CONCLUSION,
                         "No supported claim addresses the question: answering “not answered”.")
             cycle = self._decline(cycle.number + 1, request)
+        else:
+            cycle = self._critique(cycle, request)
         self._finish(cycle, result, memory)
 
     def _analyse(self, memory: WorkingMemory) -> tuple[QuestionAnalysis, Routing]:
@@ -408,9 +429,6 @@ class TurnRun:
 
     def _cycle(self, number: int, request: WriteRequest) -> Cycle:
         turn = self.turn
-        evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text,
-                                  context=f"{c.document_title}\n{c.heading}") for c in request.chunks]
-        chunk_pks = {c.chunk_id: c.chunk_pk for c in request.chunks}
         titles = {c.chunk_id: c for c in request.chunks}
         self.reason(EventType.REASONING_ACTION,
                     f"Writing {'a revision' if number else 'the answer'} from "
@@ -440,6 +458,19 @@ class TurnRun:
                     )
 
         self.trace_calls("writer")
+        return self._verify_store(number, text, request)
+
+    def _verify_store(self, number: int, text: str, request: WriteRequest, *,
+                      known: dict | None = None, critic: CriticResult | None = None) -> Cycle:
+        """Extract and verify the claims of ``text``, then store it as revision ``number``
+        with its ledger (one transaction). ``known``: (claim text, cited ids) →
+        :class:`VerifiedClaim` of claims verified before, reused with their new span
+        instead of judged again (the Critic's unchanged sentences). ``critic``: the
+        Critic's result when this revision is its."""
+        turn = self.turn
+        evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text,
+                                  context=f"{c.document_title}\n{c.heading}") for c in request.chunks]
+        chunk_pks = {c.chunk_id: c.chunk_pk for c in request.chunks}
         self.enter("verify")
         claims = self.skeptic.extract(text)
         self.trace_calls("skeptic")
@@ -448,7 +479,12 @@ class TurnRun:
                           span=list(claim.span), cited_chunk_ids=list(claim.cited_chunk_ids),
                           cycle=number, turn=turn.index)
         verified = []
-        for i, v in enumerate(self._verify(claims, evidence, request.term_weights), 1):
+        known = known or {}
+        fresh = [c for c in claims if (c.text, tuple(c.cited_chunk_ids)) not in known]
+        judged = iter(self._verify(fresh, evidence, request.term_weights))
+        reused = (replace(known[(c.text, tuple(c.cited_chunk_ids))], draft=c)
+                  if (c.text, tuple(c.cited_chunk_ids)) in known else next(judged) for c in claims)
+        for i, v in enumerate(reused, 1):
             self.checkpoint()
             verified.append(v)
             j = v.judgement
@@ -464,14 +500,50 @@ class TurnRun:
         self.trace_calls("judge")
         metrics = ledger_metrics([v.judgement.verdict for v in verified], text,
                                  len(cited_ids(text)))
+        extra = ({"author": RevisionAuthor.CRITIC, "critic_by": critic.by,
+                  "edits": [e.as_event() for e in critic.edits]} if critic else {})
         with transaction.atomic():
             revision = Revision.objects.create(
-                turn=turn, cycle=number, text=text, coverage=metrics["evidence_coverage"]
+                turn=turn, cycle=number, text=text, coverage=metrics["evidence_coverage"], **extra
             )
             ledger_save(turn=turn, revision=revision, verified=verified, chunk_pks=chunk_pks)
         self.log.emit(EventType.LEDGER_UPDATED, cycle=number, turn=turn.index,
                       counts=metrics["counts"], coverage=metrics["evidence_coverage"])
-        return Cycle(number, text, verified, metrics, revision)
+        return Cycle(number, text, verified, metrics, revision, critic)
+
+    def _critique(self, cycle: Cycle, request: WriteRequest) -> Cycle:
+        """The Critic pass on the verified ``cycle`` (see the module docstring): the same
+        cycle when the mode has no Critic, nothing was claimed or nothing changed; else
+        the Critic's revision (``cycle.number + 1``) with its ledger."""
+        modes = getattr(settings, "CIQ_CRITIC_MODES", (Mode.DRAFT,))
+        if self.session.mode not in modes or not cycle.verified:
+            return cycle
+        self.enter("critique")
+        self.reason(EventType.REASONING_ACTION, "Critic: reading the verified text for overreach, "
+                    "repeated points and dangling references.", cycle=cycle.number)
+        evidence = {c.chunk_id: c.text for c in request.chunks}
+        started = time.perf_counter()
+        result = critic_rules(cycle.text, cycle.verified, evidence)
+        if hasattr(self.writer, "chat"):  # a model Writer gets a model Critic, checked
+            result = critic_model(cycle.text, cycle.verified, evidence, chat=self.writer.chat,
+                                  meter=self.writer.meter, question=self.turn.question,
+                                  chunks=request.chunks, rules=result)
+            self.trace_calls("writer")
+        self.critic = {"by": result.by, "edits": len(result.edits),
+                       "actions": {a: sum(e.action == a for e in result.edits) for a in ACTIONS},
+                       "ms": round((time.perf_counter() - started) * 1000, 1)}
+        self.reason(EventType.REASONING_OBSERVATION, result.note, critic_by=result.by,
+                    edits=len(result.edits))
+        if not result.edits or result.text == cycle.text:
+            return cycle
+        number = cycle.number + 1
+        for edit in result.edits:
+            self.log.emit(EventType.CRITIC_EDIT, cycle=number, turn=self.turn.index, by=result.by,
+                          **edit.as_event())
+        self.log.emit(EventType.CONTENT_CHUNK, delta=result.text, full_content=result.text,
+                      cycle=number, turn=self.turn.index)
+        known = {(v.draft.text, tuple(v.draft.cited_chunk_ids)): v for v in cycle.verified}
+        return self._verify_store(number, result.text, request, known=known, critic=result)
 
     def _verify(self, claims, evidence, idf) -> Iterator[VerifiedClaim]:
         """Verified claims in claim order, each judged for support and for relevance to
@@ -528,7 +600,8 @@ class TurnRun:
                 "per_claim_max": round(max(times), 3) if times else 0.0,
             },
             **self.token_metrics(),
-            "revision_cycles": cycle.number,
+            "revision_cycles": cycle.writer_cycles,
+            "critic": self.critic,
             "retrieval": {"candidates": result.candidates, "kept": len(result.chunks)},
         }
         turn.answer_markdown = cycle.text
@@ -568,7 +641,8 @@ class TurnRun:
             EventType.REASONING_CONCLUSION,
             f"{Outcome(turn.outcome).label}: answer coverage {coverage:.0%}; "
             f"{summary['claims']} claim(s), evidence coverage {metrics['evidence_coverage']:.0%}, "
-            f"confidence {summary['level']} after {cycle.number} revision(s).",
+            f"confidence {summary['level']} after {cycle.writer_cycles} revision(s)"
+            + (f" and {len(cycle.critic.edits)} Critic edit(s)." if cycle.critic else "."),
         )
         self.log.emit(EventType.GENERATION_COMPLETE, turn=turn.index, metrics=metrics,
                       answer_markdown=cycle.text, outcome=turn.outcome, answer_coverage=coverage,
@@ -642,7 +716,7 @@ def limitations(cycle: Cycle, result: RetrievalResult, *, draft: bool = False) -
     unsupported = [i for i, v in enumerate(cycle.verified, 1) if not v.supported]
     if draft and unsupported and cycle.metrics["evidence_coverage"] < COVERAGE_TARGET:
         items.append(
-            f"Accepted with warnings after {cycle.number} revision(s): evidence coverage "
+            f"Accepted with warnings after {cycle.writer_cycles} revision(s): evidence coverage "
             f"{cycle.metrics['evidence_coverage']:.0%} is under the "
             f"{COVERAGE_TARGET:.0%} target; unsupported claims (ledger #"
             + ", #".join(map(str, unsupported)) + ") are flagged.")

@@ -27,6 +27,7 @@ STAGES = {
     "write": "Writing the answer",
     "verify": "Checking each claim against its evidence",
     "revise": "Revising unsupported claims",
+    "critique": "Tightening the draft (Critic)",
     "conclude": "Deciding whether the question is answered",
 }
 EVENT_STAGES = {
@@ -37,6 +38,7 @@ EVENT_STAGES = {
     EventType.CLAIM_VERIFIED: "verify",
     EventType.LEDGER_UPDATED: "verify",
     EventType.REVISION_STARTED: "revise",
+    EventType.CRITIC_EDIT: "critique",
     EventType.CONFIDENCE_CALCULATED: "conclude",
 }
 # Error codes of ``error`` events in words (``sessions.pipeline``, ``sessions.recovery``,

@@ -1,0 +1,96 @@
+"""The Critic inside a run (``sessions.pipeline``) on the Demo samples: a Draft turn over
+Rivergrove's tree ordinances gets a Critic revision whose edits are events, whose ledger
+holds only the claims left in the text, and which adds nothing to the Writer's text; an
+Answer turn has no Critic."""
+
+from __future__ import annotations
+
+import pytest
+
+from sessions.critic import critic_check
+from sessions.events import event_chain_verify
+from sessions.models import EventType, Mode, RevisionAuthor, RunStatus
+from sessions.selectors import turn_ledger
+from sessions.services import session_ask
+from verification.citations import cited_ids
+
+pytestmark = pytest.mark.django_db
+
+REQUEST = "Draft a memo on tree removal permits and penalties in Rivergrove"
+
+
+@pytest.fixture
+def draft_turn(demo_workspace):
+    turn = session_ask(workspace=demo_workspace, question=REQUEST, mode=Mode.DRAFT)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    return turn
+
+
+def test_a_draft_gets_a_critic_revision_with_its_edits(draft_turn):
+    revisions = list(draft_turn.revisions.order_by("cycle"))
+    critic, written = revisions[-1], revisions[-2]
+    assert critic.author == RevisionAuthor.CRITIC and critic.critic_by == "rules"
+    assert all(r.author == RevisionAuthor.WRITER for r in revisions[:-1])
+    assert critic.edits and draft_turn.answer_markdown == critic.text
+    # Nothing added: each sentence of the answer is one of the Writer's, or part of one.
+    assert critic_check(written.text, critic.text) == []
+    for edit in critic.edits:
+        assert edit["before"] in written.text
+        if edit["action"] == "delete":
+            assert edit["before"] not in critic.text
+    metrics = draft_turn.metrics
+    assert metrics["critic"]["by"] == "rules" and metrics["critic"]["edits"] == len(critic.edits)
+    assert metrics["revision_cycles"] == critic.cycle - 1
+
+
+def test_each_edit_is_an_event_and_the_log_stays_intact(draft_turn):
+    session = draft_turn.session
+    critic = draft_turn.revisions.order_by("-cycle").first()
+    events = list(session.events.order_by("seq"))
+    edits = [e for e in events if e.type == EventType.CRITIC_EDIT]
+    assert [{k: e.payload[k] for k in ("action", "sentence", "before", "after", "reason", "target")}
+            for e in edits] == critic.edits
+    assert {e.payload["cycle"] for e in edits} == {critic.cycle}
+    # The critiqued text reaches live clients as the new cycle's content, then its ledger.
+    after = [e for e in events if e.seq > edits[-1].seq]
+    content = next(e for e in after if e.type == EventType.CONTENT_CHUNK)
+    assert content.payload["full_content"] == critic.text and content.payload["cycle"] == critic.cycle
+    assert any(e.type == EventType.LEDGER_UPDATED and e.payload["cycle"] == critic.cycle for e in after)
+    assert event_chain_verify(events, [(draft_turn.log_seq, draft_turn.log_hash)]) == []
+
+
+def test_the_ledger_holds_the_claims_left_in_the_text(draft_turn):
+    critic = draft_turn.revisions.order_by("-cycle").first()
+    written = draft_turn.revisions.get(cycle=critic.cycle - 1)
+    final = list(turn_ledger(turn=draft_turn))
+    assert final and all(c.revision_id == critic.pk for c in final)
+    for claim in final:
+        assert claim.text[:40] in critic.text[claim.span_start:claim.span_end]
+        assert set(claim.cited_chunk_ids) <= set(cited_ids(critic.text))
+    deleted = [e["before"] for e in critic.edits if e["action"] in ("delete", "merge")]
+    final_texts = {c.text for c in final}
+    earlier = {c.text for c in written.claims.all()}
+    for before in deleted:
+        gone = {t for t in earlier if t[:60] in before}
+        assert gone and not gone & final_texts  # in the Writer's ledger (history), not the final one
+    # Claims the Critic left alone keep their verdicts.
+    verdicts = {c.text: c.ledger.verdict for c in written.claims.select_related("ledger")}
+    assert all(verdicts[c.text] == c.ledger.verdict for c in final if c.text in verdicts)
+
+
+def test_an_answer_has_no_critic(demo_workspace):
+    turn = session_ask(workspace=demo_workspace, question=REQUEST.replace("Draft a memo on",
+                                                                          "What are the"),
+                       mode=Mode.ANSWER)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert not turn.revisions.filter(author=RevisionAuthor.CRITIC).exists()
+    assert not turn.session.events.filter(type=EventType.CRITIC_EDIT).exists()
+    assert turn.metrics["critic"] is None
+
+
+def test_the_critic_can_be_turned_on_for_answers(demo_workspace, settings):
+    settings.CIQ_CRITIC_MODES = ("draft", "answer")
+    turn = session_ask(workspace=demo_workspace, question="Draft a memo on tree removal permits "
+                       "and penalties in Rivergrove", mode=Mode.ANSWER)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert turn.metrics["critic"] is not None and turn.metrics["critic"]["by"] == "rules"
