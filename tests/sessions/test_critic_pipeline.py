@@ -5,6 +5,9 @@ Answer turn has no Critic."""
 
 from __future__ import annotations
 
+import json
+
+import httpx2
 import pytest
 
 from sessions.critic import critic_check
@@ -12,6 +15,9 @@ from sessions.events import event_chain_verify
 from sessions.models import EventType, Mode, RevisionAuthor, RunStatus
 from sessions.selectors import turn_ledger
 from sessions.services import session_ask
+from tests.llm_payloads import anthropic_message, route_models
+from tests.sessions.test_pipeline_models import QUESTION as MODEL_REQUEST
+from tests.sessions.test_pipeline_models import ScriptedModels
 from verification.citations import cited_ids
 
 pytestmark = pytest.mark.django_db
@@ -94,3 +100,81 @@ def test_the_critic_can_be_turned_on_for_answers(demo_workspace, settings):
                        "and penalties in Rivergrove", mode=Mode.ANSWER)
     assert turn.status == RunStatus.COMPLETED, turn.error
     assert turn.metrics["critic"] is not None and turn.metrics["critic"]["by"] == "rules"
+
+
+# --- a model Writer gets a model Critic ------------------------------------------------------
+
+class CriticModels(ScriptedModels):
+    """The scripted Writer, Skeptic and Judge of test_pipeline_models, and a Critic that
+    answers ``reply`` (a dict of edits, or an HTTP status for a provider failure)."""
+
+    def __init__(self, reply):
+        super().__init__()
+        self.reply = reply
+        self.critic_requests: list[dict] = []
+
+    def write(self, body: dict) -> httpx2.Response:
+        if "You are the Critic" in json.dumps(body):
+            self.critic_requests.append(body)
+            if isinstance(self.reply, int):
+                return httpx2.Response(self.reply, json={"type": "error", "error": {
+                    "type": "api_error", "message": "Internal server error"}})
+            return anthropic_message(json.dumps(self.reply))
+        return super().write(body)
+
+
+@pytest.fixture
+def model_roles(settings, monkeypatch):
+    settings.CIQ_WRITER = "anthropic:claude-test"
+    settings.CIQ_SKEPTIC = "openai:gpt-test"
+    settings.CIQ_JUDGE = "openai:gpt-test"
+    settings.ANTHROPIC_API_KEY = "sk-ant-test"
+    settings.OPENAI_API_KEY = "sk-test"
+    settings.LLM_MAX_RETRIES = 0
+
+    def use(reply):
+        scripted = CriticModels(reply)
+        route_models(monkeypatch, scripted)
+        return scripted
+    return use
+
+
+def critic_trace(turn) -> list[str]:
+    return [e.payload["text"] for e in turn.session.events.filter(
+        type=EventType.REASONING_OBSERVATION, payload__stage="critique")]
+
+
+def test_a_model_critics_shortening_is_applied_and_judged_again(demo_workspace, model_roles):
+    models = model_roles({"edits": [{"action": "shorten", "sentence": 2,
+                                     "text": "The Bureau decides.", "reason": "Tighter."}]})
+    turn = session_ask(workspace=demo_workspace, question=MODEL_REQUEST, mode=Mode.DRAFT)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert len(models.critic_requests) == 1
+    critic = turn.revisions.order_by("-cycle").first()
+    assert (critic.author, critic.critic_by) == (RevisionAuthor.CRITIC, "model")
+    assert "The Bureau decides [cite:" in critic.text and "applications" not in critic.text
+    assert critic_trace(turn)[-1] == "Critic: 1 edit(s): 1 shorten."
+    # The Critic's model call is in the trace and the writer's token count.
+    actions = turn.session.events.filter(type=EventType.REASONING_ACTION, payload__prompt="critic@1")
+    assert actions.count() == 1 and turn.metrics["model_calls"]["writer"]["calls"] == 3
+    assert [c.ledger.verdict for c in turn_ledger(turn=turn)] == ["supported", "supported"]
+
+
+def test_a_model_critic_that_adds_words_yields_to_the_rules(demo_workspace, model_roles):
+    model_roles({"edits": [{"action": "shorten", "sentence": 1,
+                            "text": "Any state may always apply.", "reason": "x"}]})
+    turn = session_ask(workspace=demo_workspace, question=MODEL_REQUEST, mode=Mode.DRAFT)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert critic_trace(turn)[-1].startswith("Critic model's edits rejected (adds or reorders words")
+    assert turn.metrics["critic"]["by"] == "rules"
+    assert "Any state may always apply" not in turn.answer_markdown
+
+
+def test_a_failing_model_critic_keeps_the_draft_and_says_so(demo_workspace, model_roles):
+    model_roles(500)
+    turn = session_ask(workspace=demo_workspace, question=MODEL_REQUEST, mode=Mode.DRAFT)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert critic_trace(turn)[-1].startswith("Critic model failed (")
+    assert "kept as written" in critic_trace(turn)[-1]
+    assert not turn.revisions.filter(author=RevisionAuthor.CRITIC).exists()
+    assert turn.metrics["critic"]["by"] == "none"
