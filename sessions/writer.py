@@ -81,6 +81,7 @@ class WriteRequest:
     findings: tuple[Finding, ...] = ()
     analysis: QuestionAnalysis | None = None
     searched: str = ""  # what was searched, for a "Not answered" statement
+    author: str = ""  # the asking user's name: the memo's "From" line (Draft mode)
 
 
 class Writer(Protocol):
@@ -406,7 +407,12 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
 def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) -> str:
     """The Markdown of a turn the passages do not answer: the plain statement first, what
     was searched, then the nearest passages under :data:`RELATED_HEADING` (quoted with
-    their pinpoint citation, not cited: they are not claims and are never verified)."""
+    their pinpoint citation, not cited: they are not claims and are never verified).
+    A Draft request gets the memo's structure (:func:`sessions.memo.memo_not_answered`)."""
+    if request.mode == "draft":
+        from sessions.memo import memo_not_answered  # memo builds on this module
+
+        return memo_not_answered(request, related, author=request.author)
     asked = request.analysis.facets[0].text if request.analysis else request.question
     parts = [f"{NOT_ANSWERED}: the documents searched do not state this ({_title(asked)})."]
     if request.searched:
@@ -422,9 +428,11 @@ class ExtractiveWriter:
     """The embedded Writer: quotes the most relevant source sentences, each cited.
 
     Answer mode: up to 4 sentences in 1–3 paragraphs (one per document). Draft mode: a
-    title and one section per document (or per jurisdiction level), up to 18 sentences.
-    With target jurisdictions, sections by level (Federal, State, County, Municipal,
-    then firm documents) and "Required permits and licenses" when any are found.
+    memorandum (:func:`sessions.memo.compose_memo`: header, Question Presented, Short
+    Answer, Discussion by issue and authority level, Requirements and permits, Open
+    questions, Sources). With target jurisdictions, an Answer's sections go by level
+    (Federal, State, County, Municipal, then firm documents) and "Required permits and
+    licenses" when any are found.
     Nothing relevant → "Not found in available sources."; with a question analysis an
     Answer is built by :meth:`_answer` and a question nothing addresses gets "Not
     answered" (:func:`not_answered_text`).
@@ -432,29 +440,21 @@ class ExtractiveWriter:
 
     def compose(self, request: WriteRequest) -> str:
         """The full Markdown text (``stream`` yields it in deltas)."""
+        if request.mode == "draft":
+            from sessions.memo import compose_memo, memo_not_answered  # memo builds on this module
+
+            if not request.chunks:
+                return memo_not_answered(request, author=request.author)
+            return compose_memo(request, author=request.author)
         pool = candidates_for(request)
-        draft = request.mode == "draft"
-        limit = DRAFT_SENTENCES if draft else ANSWER_SENTENCES
-        per_chunk = PER_CHUNK_LIMIT["draft" if draft else "answer"]
-        if request.analysis is not None and not draft:
+        if request.analysis is not None:
             return self._answer(request, pool)
-        if request.analysis is not None:  # a draft keeps only sentences on the question
-            pool = [c for c in pool if c.facets and (c.facets.relevant or c.facets.score >= 0.75)]
         if request.jurisdictions:
-            return self._by_level(request, pool, limit, per_chunk, draft)
-        picked = select(pool, limit=limit, per_chunk=per_chunk)
+            return self._by_level(request, pool, ANSWER_SENTENCES, PER_CHUNK_LIMIT["answer"], False)
+        picked = select(pool, limit=ANSWER_SENTENCES, per_chunk=PER_CHUNK_LIMIT["answer"])
         if not picked:
             return NOT_FOUND
-        if not draft:
-            return "\n\n".join(_paragraphs(picked, max_paragraphs=3))
-        parts = [f"# {_title(request.question)}"]
-        by_doc: dict[int, list[Candidate]] = {}
-        for c in sorted(picked, key=lambda c: (c.chunk.rank, c.position)):
-            by_doc.setdefault(c.chunk.document_id, []).append(c)
-        for group in by_doc.values():
-            parts.append(f"## {_source_heading(group[0].chunk)}")
-            parts.extend(_paragraphs(group, max_paragraphs=1))
-        return "\n\n".join(parts)
+        return "\n\n".join(_paragraphs(picked, max_paragraphs=3))
 
     def _answer(self, request: WriteRequest, pool: list[Candidate]) -> str:
         """An Answer that leads with the asked fact (see :func:`answer_sentences`); the

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from verification.models import ConfidenceLevel, Verdict
+from verification.skeptic import template_masked
 
 # Turn-metric targets (DESIGN.md §1, "turn metrics").
 COVERAGE_TARGET = 0.85
@@ -137,7 +138,8 @@ def ledger_metrics(verdicts: Sequence[str], text: str, citations: int) -> dict:
     """
     claims = len(verdicts)
     counts = {v.value: sum(x == v for x in verdicts) for v in Verdict}
-    paragraphs = paragraph_count(text)
+    # A memo's header and template sections are not paragraphs of claims (issue 13).
+    paragraphs = paragraph_count(template_masked(text))
 
     def rate(n: int) -> float:
         return n / claims if claims else 0.0

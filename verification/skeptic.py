@@ -25,7 +25,22 @@ NOT_ANSWERED = "Not answered"
 PARTIAL_GAP = "Not found in available sources"
 SEARCHED = "Searched:"
 RELATED_HEADING = "Related passages (not answering the question)"
-NON_CLAIM_PREFIXES = (REFUSAL, NOT_ANSWERED.lower(), SEARCHED.lower())
+NON_CLAIM_PREFIXES = (REFUSAL, NOT_ANSWERED.lower(), SEARCHED.lower(), "see the short answer")
+# The template of a Draft memo (issue 13; ``sessions.memo``): the header block from the
+# "MEMORANDUM" title to the first section, the sections that restate the request or list
+# what is open or cited, a supersession note line, and the kind-and-issuer label of a
+# permit item. None of it is a claim, for the embedded and the model Writers alike.
+MEMO_HEADING = "MEMORANDUM"
+MEMO_FIELDS = ("To", "From", "Date", "Re")
+MEMO_SECTIONS = ("Question Presented", "Open questions", "Sources")
+SUPERSEDED = "Superseded"
+PERMIT_ISSUER = "issued by"
+SEE_SHORT_ANSWER = "See the Short Answer"
+_MEMO_START_RE = re.compile(rf"^\s*(?:#{{1,6}}[ \t]*)?\**{MEMO_HEADING}\**[ \t]*$", re.MULTILINE)
+_SECTION_RE = re.compile(r"^(#{1,6})[ \t]*\**([^\n]*?)\**[ \t]*:?[ \t]*$", re.MULTILINE)
+_SUPERSEDED_RE = re.compile(rf"^[ \t]*_?{SUPERSEDED}:[^\n]*$", re.MULTILINE)
+_PERMIT_LABEL_RE = re.compile(
+    rf"^([-*+][ \t]+)(\*\*[^*\n]{{1,60}}\*\* \({PERMIT_ISSUER} [^()\n]{{0,200}}\): )", re.MULTILINE)
 
 # Importances of DESIGN.md §1.
 PROPER_NOUN, NUMERAL, NOUN, VERB = 1.0, 0.95, 0.8, 0.7
@@ -205,6 +220,49 @@ def substantive_words(text: str) -> tuple[tuple[str, float], ...]:
 SOFT_WRAP_RE = re.compile(r"(?<=\S)[ \t]*\n(?![ \t]*(?:\n|[-*+•][ \t]|\d{1,3}[.)][ \t]|#|$))")
 
 
+def _blank(text: str, start: int, end: int) -> str:
+    """``text`` with ``[start, end)`` blanked, newlines kept (offsets stay valid)."""
+    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+
+
+def _section_end(text: str, heading: re.Match) -> int:
+    """Where the section under ``heading`` ends: the next heading of the same or a
+    higher level, or the end of the text."""
+    level = len(heading.group(1))
+    end = re.search(rf"^#{{1,{level}}}[ \t]", text[heading.end():], re.MULTILINE)
+    return heading.end() + end.start() if end else len(text)
+
+
+def _is_declined(text: str) -> bool:
+    """Whether ``text`` says first that the documents do not answer: a "Not answered"
+    answer, or a memo whose Short Answer opens so."""
+    if text.lstrip().startswith(NOT_ANSWERED):
+        return True
+    short = re.search(r"^#{1,6}[ \t]*Short Answer[ \t]*\n\s*", text, re.MULTILINE | re.IGNORECASE)
+    return bool(short and text[short.end():].startswith(NOT_ANSWERED))
+
+
+def template_masked(text: str) -> str:
+    """``text`` with its template blanked (same length, newlines kept, so offsets stay
+    valid): the memo header (from a "MEMORANDUM" title line at the start to the first
+    "## " heading), the sections of :data:`MEMO_SECTIONS` (case-insensitive), the
+    supersession note lines, the permit labels "**Permit** (issued by …): ", and, in a
+    declined text (:func:`_is_declined`), the :data:`RELATED_HEADING` section."""
+    start = _MEMO_START_RE.match(text)
+    if start:
+        first = re.search(r"^#{1,2}[ \t]", text[start.end():], re.MULTILINE)
+        text = _blank(text, 0, start.end() + first.start() if first else len(text))
+    sections = {name.lower() for name in MEMO_SECTIONS}
+    if _is_declined(text):
+        sections.add(RELATED_HEADING.lower())
+    for heading in list(_SECTION_RE.finditer(text)):
+        title = re.sub(r"\s+", " ", heading.group(2)).strip().lower()
+        if title in sections:
+            text = _blank(text, heading.start(), _section_end(text, heading))
+    text = _SUPERSEDED_RE.sub(lambda m: " " * len(m.group()), text)
+    return _PERMIT_LABEL_RE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+
+
 def _mask_headings(text: str) -> str:
     # Same length, so sentence offsets stay valid in the original text. pysbd ends a
     # sentence at every newline, so soft-wrapped lines are joined with spaces first.
@@ -224,16 +282,9 @@ class RuleSkeptic:
 
     def extract(self, text: str) -> list[ClaimDraft]:
         """Split ``text`` into :class:`ClaimDraft` objects, in text order. Never raises."""
-        related = re.search(rf"^(#{{1,6}})[ \t]*{re.escape(RELATED_HEADING)}.*$", text, re.MULTILINE)
-        # Only a "Not answered" text has related passages (sessions.writer.not_answered_text):
-        # anywhere else the heading hides nothing from verification.
-        if related and text.lstrip().startswith(NOT_ANSWERED):
-            # The section runs to the next heading of the same or a higher level.
-            level = len(related.group(1))
-            end = re.search(rf"^#{{1,{level}}}[ \t]", text[related.end():], re.MULTILINE)
-            stop = related.end() + end.start() if end else len(text)
-            blank = re.sub(r"[^\n]", " ", text[related.start():stop])  # offsets stay valid
-            text = text[:related.start()] + blank + text[stop:]
+        # Template (memo header and sections, related passages of a "Not answered"
+        # text) is blanked; the claims keep their offsets in the original text.
+        text = template_masked(text)
         masked = _mask_headings(text)
         pieces: list[list] = []  # [start, end, ids]
         for start, end in sentence_spans(masked):

@@ -15,6 +15,7 @@ from sessions.writer import (
     normalise_sentence,
 )
 from verification.citations import cited_ids, strip_citations
+from verification.skeptic import PARTIAL_GAP, template_masked
 
 pytestmark = pytest.mark.django_db
 
@@ -54,26 +55,32 @@ def test_an_answer_quotes_cited_sentences_from_its_chunks(demo_workspace):
     assert_every_sentence_cited_and_quoted(text, request.chunks)
 
 
-def test_a_draft_has_a_title_and_sections(demo_workspace):
+def test_a_draft_is_a_memo_whose_claims_are_cited_quotes(demo_workspace):
     request = request_for(demo_workspace, "Draft a memo on docks in the water quality "
                                           "resource area", mode="draft")
     text = ExtractiveWriter().compose(request)
-    assert text.startswith("# ")
-    assert "\n## " in text
-    assert_every_sentence_cited_and_quoted(text, request.chunks)
+    assert text.startswith("# MEMORANDUM\n")
+    assert "\n## Discussion\n" in text
+    # Template (header, restated question, open questions, sources, labels) masked, and
+    # the refusal lines aside, every sentence is a cited quote.
+    claims = "\n".join(line for line in template_masked(text).splitlines()
+                       if not line.strip().startswith(PARTIAL_GAP))
+    assert_every_sentence_cited_and_quoted(claims, request.chunks)
 
 
-def test_target_jurisdictions_give_sections_by_level_in_order(demo_workspace):
+def test_target_jurisdictions_give_discussion_levels_in_order(demo_workspace):
     request = request_for(demo_workspace, "permit requirements for development in the "
                           "floodplain and notice of decisions",
                           jurisdictions=["US-OR-Rivergrove"], mode="draft")
     text = ExtractiveWriter().compose(request)
-    headings = re.findall(r"^## (.+)$", text, re.M)
-    order = ["Federal", "State", "County", "Municipal", "Firm documents",
-             "Required permits and licenses"]
-    assert "Municipal" in headings
-    assert headings == sorted(headings, key=order.index)
-    assert_every_sentence_cited_and_quoted(text, request.chunks)
+    order = ["Federal", "State", "County", "Municipal", "Firm documents"]
+    discussion = text.split("\n## Discussion\n", 1)[1].split("\n## ", 1)[0]
+    issues = re.split(r"^### ", discussion, flags=re.M)[1:]
+    assert issues
+    for issue in issues:
+        levels = re.findall(r"^#### (.+)$", issue, re.M)
+        assert levels == sorted(levels, key=order.index)
+    assert "Municipal" in re.findall(r"^#### (.+)$", discussion, re.M)
 
 
 def test_nothing_relevant_gives_not_found(demo_workspace):
