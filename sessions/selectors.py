@@ -156,7 +156,8 @@ def turn_as_dict(*, turn: Turn, with_events: bool = True) -> dict:
         "permits": turn.permits,
         "synthesis": turn.synthesis,
         "revisions": [
-            {"cycle": r.cycle, "coverage": r.coverage, "text": r.text}
+            {"cycle": r.cycle, "coverage": r.coverage, "text": r.text, "author": r.author,
+             "edits": r.edits}
             for r in turn.revisions.order_by("cycle")
         ],
     }

@@ -6,6 +6,8 @@ run ends, so a reload and a live run end looking the same.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ciq.web.citations import citation_cards, claim_per_marker
 from ciq.web.rendering import answer_html
 from ciq.web.selectors import UNFINISHED
@@ -47,6 +49,11 @@ def turn_view(*, turn: Turn, events: list[dict]) -> dict:
     data["revision_notes"] = {
         e["cycle"]: e.get("reason", "") for e in events if e["type"] == EventType.REVISION_STARTED
     }
+    for r in data["revisions"]:  # the Critic's revision (sessions/critic.py)
+        if r.get("author") == "critic" and r.get("edits"):
+            actions = Counter(e["action"] for e in r["edits"])
+            data["revision_notes"][r["cycle"]] = "the Critic tightened it (" + ", ".join(
+                f"{n} {action}" for action, n in actions.items()) + ")"
     numbers = {c["chunk_id"]: c["number"] for c in data["citations"]}
     for row in data["ledger"]:
         row["unsupported"] = row["verdict"] != "supported"

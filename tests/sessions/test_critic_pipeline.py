@@ -9,11 +9,12 @@ import json
 
 import httpx2
 import pytest
+from django.urls import reverse
 
 from sessions.critic import critic_check
 from sessions.events import event_chain_verify
 from sessions.models import EventType, Mode, RevisionAuthor, RunStatus
-from sessions.selectors import turn_ledger
+from sessions.selectors import turn_as_dict, turn_ledger
 from sessions.services import session_ask
 from tests.llm_payloads import anthropic_message, route_models
 from tests.sessions.test_pipeline_models import QUESTION as MODEL_REQUEST
@@ -82,6 +83,20 @@ def test_the_ledger_holds_the_claims_left_in_the_text(draft_turn):
     # Claims the Critic left alone keep their verdicts.
     verdicts = {c.text: c.ledger.verdict for c in written.claims.select_related("ledger")}
     assert all(verdicts[c.text] == c.ledger.verdict for c in final if c.text in verdicts)
+
+
+def test_the_session_page_and_json_show_the_critics_revision(demo_workspace, owner, client):
+    turn = session_ask(workspace=demo_workspace, user=owner, question=REQUEST, mode=Mode.DRAFT)
+    critic = turn.revisions.order_by("-cycle").first()
+    assert critic.author == RevisionAuthor.CRITIC
+    data = turn_as_dict(turn=turn, with_events=False)
+    assert data["revisions"][-1]["author"] == "critic"
+    assert data["revisions"][-1]["edits"] == critic.edits
+    client.force_login(owner)
+    page = client.get(reverse("session", args=[turn.session_id])).content.decode()
+    deletes = sum(e["action"] == "delete" for e in critic.edits)
+    assert f"Cycle {critic.cycle}: coverage" in page
+    assert f"revised because the Critic tightened it ({deletes} delete" in page
 
 
 def test_an_answer_has_no_critic(demo_workspace):

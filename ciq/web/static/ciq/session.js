@@ -157,6 +157,10 @@
       part(article, "revisions-box").hidden = false;
       part(article, "revisions").append(el("li", {text: `Revising (cycle ${m.cycle}): ${m.reason}`}));
     },
+    critic_edit(article, m) {  // sessions/critic.py: one edit of the Critic's revision
+      part(article, "revisions-box").hidden = false;
+      part(article, "revisions").append(el("li", {text: `Critic (cycle ${m.cycle}), ${m.action}: ${m.reason}`}));
+    },
     confidence_calculated(article, m) {
       if (m.kind === "retrieval") {
         part(article, "retrieval-confidence").replaceChildren(
