@@ -14,6 +14,7 @@ import pytest
 
 from retrieval.chunking import chunk_text, heading_rank
 from retrieval.extract import extract_text
+from retrieval.heading_paths import heading_paths_backfill
 from retrieval.manifest import read_manifest
 from retrieval.models import Chunk, heading_for_pinpoint
 from retrieval.pinpoint import pinpoint_label
@@ -173,3 +174,19 @@ def test_markdown_headings_of_one_level_nest_by_kind(demo_workspace):
                                   "(A) AUTHORITY"]
     assert heading_rank("## (B) Any title") < heading_rank("### Section 5.100. Tree Cutting") \
         < heading_rank("### (A) AUTHORITY") < heading_rank("PART 1")
+
+
+def test_the_backfill_gives_older_chunks_their_paths(demo_workspace):
+    ray = Chunk.objects.filter(document__workspace=demo_workspace,
+                               heading__startswith="A. Meanings and Intent").first().document
+    before = list(ray.chunks.order_by("ordinal").values_list("heading_path", flat=True))
+    Chunk.objects.filter(document=ray).update(heading_path=[])
+    ordinance = Chunk.objects.get(document__workspace=demo_workspace, heading="(A) AUTHORITY").document
+    Chunk.objects.filter(document=ordinance).update(heading_path=[])
+    first = ordinance.chunks.order_by("ordinal").first()
+    Chunk.objects.filter(pk=first.pk).update(char_end=first.char_end - 1)  # chunked otherwise
+    summary = heading_paths_backfill(workspace=demo_workspace)
+    assert (summary.updated, summary.differ, summary.missing) == (1, 1, 0)
+    assert summary.unchanged == demo_workspace.documents.count() - 2
+    assert list(ray.chunks.order_by("ordinal").values_list("heading_path", flat=True)) == before
+    assert not ordinance.chunks.exclude(heading_path=[]).exists()

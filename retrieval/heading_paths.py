@@ -1,0 +1,74 @@
+"""Heading paths for chunks ingested before they were stored (issue 13, item 2).
+
+``Chunk.heading_path`` is written at ingest; chunks ingested earlier hold ``[]`` and are
+cited by their one-line heading. :func:`heading_paths_backfill` reads each document's
+stored file again, chunks it, and, when the chunk boundaries are the ones stored (the
+chunker only gained the paths, not new cuts), writes the paths in one transaction per
+document. A document whose file is gone or whose chunks differ is left as it is and
+counted: ingesting it again gives it paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from ciq.models import Workspace
+from retrieval.chunking import chunk_text
+from retrieval.extract import ExtractionError, extract_text
+from retrieval.models import Chunk, Document
+
+
+@dataclass
+class BackfillSummary:
+    """Documents given paths (``updated``, with ``chunks`` chunks), already with paths
+    (``unchanged``), and left alone: no readable file (``missing``) or chunks that do not
+    match the stored ones (``differ``)."""
+
+    updated: int = 0
+    chunks: int = 0
+    unchanged: int = 0
+    missing: int = 0
+    differ: int = 0
+
+
+def heading_paths_backfill(*, workspace: Workspace) -> BackfillSummary:
+    """Write ``heading_path`` on the chunks of ``workspace``'s ready documents that lack
+    one (see the module docstring). Never raises for one document's file."""
+    summary = BackfillSummary()
+    documents = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
+    for document in documents.iterator():
+        chunks = list(document.chunks.order_by("ordinal"))
+        if not chunks or any(c.heading_path for c in chunks):
+            summary.unchanged += 1
+            continue
+        path = _file_path(document)
+        try:
+            extracted = extract_text(path) if path else None
+        except ExtractionError:
+            extracted = None
+        if extracted is None:
+            summary.missing += 1
+            continue
+        spans = chunk_text(extracted.text, extracted.page_starts)
+        if [(s.char_start, s.char_end, s.heading) for s in spans] != \
+                [(c.char_start, c.char_end, c.heading) for c in chunks]:
+            summary.differ += 1
+            continue
+        for chunk, span in zip(chunks, spans, strict=True):
+            chunk.heading_path = list(span.heading_path)
+        with transaction.atomic():
+            Chunk.objects.bulk_update(chunks, ["heading_path"], batch_size=500)
+        summary.updated += 1
+        summary.chunks += len(chunks)
+    return summary
+
+
+def _file_path(document: Document) -> Path | None:
+    """The stored copy of the document's file, else the path it was loaded from."""
+    for candidate in (document.file.path if document.file else None, document.source_path):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
