@@ -6,20 +6,26 @@ makes four kinds of edit, each on a claim sentence (a span the Skeptic extracted
 ``delete``
     Overreach: a claim the Judge found ``contradicted`` or ``not_found``, or ``weak``
     with no shorter supported form (below). Opinions are left alone: they claim no
-    source (DESIGN.md §1 counts them as non-critical).
+    source (DESIGN.md §1 counts them as non-critical); so is a ``weak`` claim that
+    quotes its cited passage word for word (an extractive Writer's sentence cannot say
+    more than the passage it was taken from).
 ``shorten``
     A claim that says more than its evidence: a clause at the end whose content words
     the cited passages do not hold is cut off ("… the permit is issued by the City, and
     the fee is $5,000" → "… the permit is issued by the City"). A cut falls only at a
-    clause boundary (comma, semicolon, dash, colon) and never in front of a condition
+    clause boundary (comma, semicolon, dash, colon), never in front of a condition
     ("unless", "except", "if", "provided", "only", "but", …): dropping a condition would
-    claim more, not less. A ``weak`` claim is shortened the same way when its head is
-    wholly in the evidence, else deleted; a ``supported`` one only when the tail's
-    content words are mostly (≥ ``TAIL_UNSUPPORTED`` of them) absent from the evidence.
+    claim more, not less; and never after a head that is only a condition ("Upon the
+    purchase of any aircraft …,"), which says nothing on its own. A ``weak`` claim is
+    shortened the same way when its head is wholly in the evidence, else deleted; a
+    ``supported`` one only when the tail's content words are mostly (≥
+    ``TAIL_UNSUPPORTED`` of them) absent from the evidence.
 ``merge``
     A repeated point: a later claim whose content terms (Porter stems) overlap an
     earlier one's by Jaccard ≥ ``MERGE_JACCARD`` is deleted and its citations join the
-    earlier claim's marker (the union of both citation sets).
+    earlier claim's marker (the union of both citation sets). When the earlier claim is
+    a fragment of the later one (its words stand consecutively in it), the fuller later
+    claim stays instead, with the union.
 ``move``
     A dangling reference: a claim that announces a list ("The following signs are
     allowed:", "… as follows:") is kept only next to its list. When the list follows
@@ -74,12 +80,13 @@ _HEAD_END_BAD_RE = re.compile(
     r"\b(?:the|a|an|of|to|for|and|or|by|with|in|on|at|from|as|that|which|is|are|be|shall|may|must)$",
     re.IGNORECASE)
 # A sentence that announces a list: it ends with a colon or an ellipsis, or with "as
-# follows", "the following", "(listed|set forth) below"; or it opens with "The
+# follows", "the following", "(listed|set forth) below" (a bare "below" is a
+# cross-reference: "… described in Clause 16 below"); or it opens with "The
 # following …" and no item follows a colon in it ("The following criteria shall be
 # considered: The topography …" gives its first item and is no dangling reference).
 _ANNOUNCES_LIST_RE = re.compile(
     r"(?::|…|\.\.\.)\s*$|\b(?:as\s+follows|the\s+following|listed\s+below"
-    r"|set\s+(?:forth|out)\s+below|below)\s*[:.…]*\s*$|^\W*the\s+following\b(?![^:]*:\s*\S)",
+    r"|set\s+(?:forth|out)\s+below)\s*[:.…]*\s*$|^\W*the\s+following\b(?![^:]*:\s*\S)",
     re.IGNORECASE,
 )
 _LIST_LINE_RE = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)]|\(?[a-z]\))[ \t]+\S|^[ \t]*\|")
@@ -230,6 +237,22 @@ def plan_edits(text: str, sentences: Sequence[CriticSentence],
             continue
         first, first_text, _ = partner
         union = tuple(dict.fromkeys(cited_ids(first_text) + cited_ids(current)))
+        overlap = _jaccard(stems, partner[2])
+        if first.number not in edits and _contains(_words(s.plain), _words(first.plain)):
+            # The earlier sentence is a fragment of this one ("Purchase, the purchaser
+            # shall file …" of "Within 10 days after the date of: Purchase, …"): the
+            # fuller sentence stays, with both citation sets.
+            merged = _with_citations(current, tuple(dict.fromkeys(cited_ids(current)
+                                                                  + cited_ids(first_text))))
+            edits[first.number] = CriticEdit(
+                "merge", first.number, first.text, merged, f"A fragment of sentence {s.number} "
+                f"(content-word overlap {overlap:.0%}); its citations join that sentence's.",
+                target=s.number)
+            own = edits.get(s.number)
+            if own and own.action == "shorten":
+                edits[s.number] = CriticEdit("shorten", own.sentence, own.before, merged, own.reason)
+            kept[kept.index(partner)] = (s, merged, stems)
+            continue
         merged = _with_citations(first_text, union)
         if merged != first_text:
             # The kept sentence's own edit (if any) now carries the union of citations.
@@ -240,8 +263,8 @@ def plan_edits(text: str, sentences: Sequence[CriticSentence],
             kept[kept.index(partner)] = (first, merged, partner[2])
         edits[s.number] = CriticEdit(
             "merge", s.number, s.text, merged, f"Repeats sentence {first.number} "
-            f"(content-word overlap {_jaccard(stems, partner[2]):.0%}); its citations join that "
-            "sentence's.", target=first.number)
+            f"(content-word overlap {overlap:.0%}); its citations join that sentence's.",
+            target=first.number)
     return [edits[n] for n in sorted(edits)]
 
 
@@ -269,6 +292,8 @@ def _overreach(s: CriticSentence, evidence: Mapping[str, str]) -> CriticEdit | N
         return CriticEdit("delete", s.number, s.text, "",
                           f"The Judge found this claim {label}: overreach removed.")
     sources = [evidence[i] for i in s.cited if i in evidence]
+    if s.verdict == Verdict.WEAK and any(_verbatim(s.plain, source) for source in sources):
+        return None  # a quotation of its own passage cannot claim more than the passage
     if not sources:
         if s.verdict == Verdict.WEAK:
             return CriticEdit("delete", s.number, s.text, "",
@@ -288,6 +313,14 @@ def _overreach(s: CriticSentence, evidence: Mapping[str, str]) -> CriticEdit | N
     return None
 
 
+def _verbatim(sentence: str, passage: str) -> bool:
+    """Whether the words of ``sentence`` (at least ``MIN_HEAD_WORDS``) stand consecutively
+    in ``passage``, markup and punctuation aside: an extractive Writer's quotation."""
+    words = tuple(w.casefold() for w in _WORD_RE.findall(sentence))
+    return len(words) >= MIN_HEAD_WORDS and _contains(
+        tuple(w.casefold() for w in _WORD_RE.findall(passage)), words)
+
+
 def _supported_head(raw: str, known: set[str], *, weak: bool) -> tuple[str, str] | None:
     """(shortened sentence with its markers, the dropped words) when a clause boundary
     splits ``raw`` into a head wholly in ``known`` stems and a tail that is not
@@ -297,8 +330,11 @@ def _supported_head(raw: str, known: set[str], *, weak: bool) -> tuple[str, str]
     best = None
     for m in _BOUNDARY_RE.finditer(plain):
         head, tail = plain[: m.start()].rstrip(), plain[m.end():].strip()
+        # Neither a condition cut off the end nor a head that is itself only the
+        # condition ("Upon the purchase of any aircraft …," before its main clause).
         if (len(_WORD_RE.findall(head)) < MIN_HEAD_WORDS or _CONDITION_RE.match(tail)
-                or _HEAD_END_BAD_RE.search(head) or not _WORD_RE.search(tail)):
+                or _CONDITION_RE.match(head) or _HEAD_END_BAD_RE.search(head)
+                or not _WORD_RE.search(tail)):
             continue
         head_terms, tail_terms = content_terms(head), content_terms(tail)
         if not tail_terms or any(t not in known for t in head_terms):
@@ -342,6 +378,10 @@ def _with_citations(sentence: str, ids: Sequence[str]) -> str:
     if final:
         return f"{plain[: final.start()].rstrip()} {marker}{final.group(1)}"
     return f"{plain} {marker}"
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w in _WORD_RE.findall(CITE_RE.sub(" ", text)))
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

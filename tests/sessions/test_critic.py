@@ -238,3 +238,51 @@ def test_sentences_take_the_worst_verdict_of_their_claims(draft):
                for s in sentences)
     assert strip_citations(sentences[0].text) == sentences[0].plain
     assert isinstance(CriticResult(text), CriticResult)
+
+
+# --- refinements found on corpus drafts ----------------------------------------------------
+
+@pytest.fixture
+def ors_837_070(demo_workspace) -> Chunk:
+    return Chunk.objects.get(document__workspace=demo_workspace,
+                             heading__startswith="837.070 Notice of sale of aircraft")
+
+
+def test_a_fragment_merges_into_the_fuller_sentence_after_it(ors_837_070, authority):
+    o, a = ors_837_070.chunk_id, authority.chunk_id
+    fragment = ("Purchase, the purchaser shall file with the Oregon Department of Aviation an "
+                "application to transfer the registration, stating the name and business address "
+                "of the purchaser")
+    text = (f"{fragment} [cite:{o}]. The regulations of this Ordinance are adopted under the "
+            f"City's power to regulate to protect the public health, safety and welfare [cite:{a}]. "
+            f"Within 10 days after the date of: {fragment} [cite:{a}, {o}].")
+    claims = verified(text, [ors_837_070, authority])
+    result = critic_rules(text, claims, {o: ors_837_070.text, a: authority.text})
+    assert [(e.action, e.sentence, e.target) for e in result.edits] == [("merge", 1, 3)]
+    assert result.text.startswith("The regulations of this Ordinance")
+    assert result.text.endswith(f"Within 10 days after the date of: {fragment} [cite:{a}, {o}].")
+    assert critic_check(text, result.text) == []
+
+
+def test_a_cross_reference_below_is_no_dangling_list(ors_837_070):
+    o = ors_837_070.chunk_id
+    text = ("Title to the certificate of registration shall vest in the purchaser, as described "
+            f"in subsection (2) below [cite:{o}].")
+    result = critic_rules(text, verified(text, [ors_837_070]), {o: ors_837_070.text})
+    assert not [e for e in result.edits if "dangling" in e.reason]
+
+
+def test_a_weak_word_for_word_quotation_is_kept(ors_837_070, monkeypatch):
+    o = ors_837_070.chunk_id
+    quote = ("Upon the purchase of any aircraft registered in accordance with ORS 837.040, title to "
+             "the certificate of registration assigned thereto shall vest in the purchaser")
+    text = f"{quote} [cite:{o}]."
+    claims = verified(text, [ors_837_070])
+    weak = [type(v)(**{**v.__dict__, "judgement": type(v.judgement)(
+        **{**v.judgement.__dict__, "verdict": "weak"})}) for v in claims]
+    assert critic_rules(text, weak, {o: ors_837_070.text}).edits == []
+    # The same sentence with words of its own is overreach.
+    text = f"{quote} within 30 days [cite:{o}]."
+    weak = [type(v)(**{**v.__dict__, "judgement": type(v.judgement)(
+        **{**v.judgement.__dict__, "verdict": "weak"})}) for v in verified(text, [ors_837_070])]
+    assert [e.action for e in critic_rules(text, weak, {o: ors_837_070.text}).edits] == ["delete"]
