@@ -23,11 +23,13 @@ from sessions.models import Outcome
 from verification.citations import CITE_ID_RE, CITE_RE
 from verification.judge import SNIPPET_CHARS
 from verification.models import Verdict
+from verification.skeptic import MEMO_HEADING
 
 # Characters XML 1.0 cannot hold (python-docx and HTML parsers refuse them) and
 # unpaired surrogates; tabs and newlines stay.
 _UNSAFE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 _SPACE_RE = re.compile(r"\s+")
+MEMO_START_RE = re.compile(rf"\s*#\s+{MEMO_HEADING}\s*(?:\n|$)")
 
 
 def clean(text: str | None) -> str:
@@ -141,7 +143,11 @@ class TurnPart:
 
 @dataclass(frozen=True)
 class SessionDocument:
-    """A session ready to render: ``metadata`` is ``(label, value)`` pairs."""
+    """A session ready to render: ``metadata`` is ``(label, value)`` pairs.
+
+    ``memo_first``: a Draft session whose answers are memos (issue 13): every format
+    opens with the memos themselves, one per turn, and puts the session's metadata, the
+    questions, confidences and ledgers after them."""
 
     session_id: int
     title: str
@@ -149,6 +155,7 @@ class SessionDocument:
     turns: tuple[TurnPart, ...]
     notes: tuple[Note, ...]
     log_hash: str
+    memo_first: bool = False
 
 
 class _Notes:
@@ -365,7 +372,9 @@ def session_document(data: dict) -> SessionDocument:
         ("Event log", f"{log['count']} events, head seq {log['head_seq']}, {chain}"),
         ("Event-log hash (sha256)", log["head_hash"] or "—"),
     )
+    memo_first = s["mode"] == "draft" and any(
+        MEMO_START_RE.match(t["answer_markdown"] or "") for t in data["turns"])
     return SessionDocument(
         session_id=s["id"], title=one_line(s["title"]), metadata=metadata, turns=turns,
-        notes=tuple(notes.values()), log_hash=log["head_hash"],
+        notes=tuple(notes.values()), log_hash=log["head_hash"], memo_first=memo_first,
     )

@@ -115,9 +115,9 @@ def _inlines(paragraph: Paragraph, block: Block, footnotes: Footnotes) -> None:
             run.font.name = "DejaVu Sans Mono"
 
 
-def _block(document, block: Block, footnotes: Footnotes) -> None:
-    if block.kind == "heading":
-        paragraph = document.add_heading(level=min(block.level + 2, 9))
+def _block(document, block: Block, footnotes: Footnotes, depth: int = 2) -> None:
+    if block.kind == "heading":  # under "Answer" (level 2); a memo opening the file keeps its own
+        paragraph = document.add_heading(level=min(block.level + depth, 9))
     elif block.kind == "item":
         paragraph = document.add_paragraph(style="List Paragraph")
         paragraph.paragraph_format.left_indent = Pt(18 * block.level)
@@ -159,17 +159,26 @@ def render_docx(doc: SessionDocument) -> bytes:
     document.core_properties.title = doc.title[:255]
     document.core_properties.subject = f"CIQ research session {doc.session_id}"
     footnotes = Footnotes(document)
-    document.add_heading(doc.title, level=0)
+    if doc.memo_first:  # a Draft session opens with its memos (SessionDocument.memo_first)
+        for n, turn in enumerate(doc.turns):
+            if n:
+                document.add_page_break()
+            for block in turn.blocks:
+                _block(document, block, footnotes, depth=0)
+        document.add_page_break()
+    document.add_heading(doc.title, level=0 if not doc.memo_first else 1)
     _table(document, ("Field", "Value"), doc.metadata, META_WIDTHS)
     for turn in doc.turns:
         document.add_heading(f"Question {turn.index}", level=1)
         document.add_paragraph(turn.question).runs[0].italic = True
-        document.add_heading("Answer", level=2)
+        document.add_heading("Answer" if not doc.memo_first else "Result", level=2)
         if turn.outcome:
             document.add_paragraph().add_run(f"Outcome: {turn.outcome}").bold = True
         if turn.error:
             document.add_paragraph(f"Error: {turn.error}")
-        for block in turn.blocks:
+        if doc.memo_first and turn.blocks:
+            document.add_paragraph("The memo is at the start of this document.")
+        for block in () if doc.memo_first else turn.blocks:
             _block(document, block, footnotes)
         if turn.confidence:
             document.add_heading("Confidence", level=2)

@@ -48,11 +48,12 @@ def _inline(block: Block) -> str:
     return "".join(out).strip()
 
 
-def _block(block: Block) -> str:
+def _block(block: Block, depth: int = 3) -> str:
     if block.kind == "heading":
         # The answer sits under the turn's "### Answer": its outline depth 1 is "####"
-        # (depths never skip, so neither do the levels; 6 is Markdown's deepest).
-        return "#" * min(block.level + 3, 6) + " " + _inline(block)
+        # (depths never skip, so neither do the levels; 6 is Markdown's deepest). A memo
+        # that opens the file (``depth`` 0) keeps its own levels.
+        return "#" * min(block.level + depth, 6) + " " + _inline(block)
     if block.kind == "item":
         return "    " * (block.level - 1) + f"{block.marker.replace('•', '-')} " + _inline(block)
     return _inline(block)
@@ -63,17 +64,29 @@ def _cell(text: str) -> str:
 
 
 def render_markdown(doc: SessionDocument) -> bytes:
-    """The session as UTF-8 Markdown."""
-    lines = [f"# {escape(doc.title)}", "", "| Field | Value |", "|---|---|"]
+    """The session as UTF-8 Markdown. A Draft session's memos open the file (each turn's
+    memo, separated by a rule); the record (title, metadata, per turn the question,
+    outcome, confidence and ledger) follows them."""
+    lines: list[str] = []
+    if doc.memo_first:
+        for n, turn in enumerate(doc.turns):
+            lines += ["---", ""] if n else []
+            lines += [line for block in turn.blocks for line in (_block(block, depth=0), "")]
+        lines += ["---", ""]
+    lines += [f"# {escape(doc.title)}", "", "| Field | Value |", "|---|---|"]
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in doc.metadata]
     for turn in doc.turns:
-        lines += ["", f"## Question {turn.index}", "", escape(turn.question), "", "### Answer", ""]
+        lines += ["", f"## Question {turn.index}", ""]
+        lines += [escape(turn.question), "", "### Answer" if not doc.memo_first else "### Result", ""]
         if turn.outcome:
             lines += [f"**Outcome:** {escape(turn.outcome)}", ""]
         if turn.error:
             lines += [f"**Error:** {escape(turn.error)}", ""]
-        for block in turn.blocks:
-            lines += [_block(block), ""]
+        if doc.memo_first:
+            lines += ["The memo is at the start of this file.", ""] if turn.blocks else []
+        else:
+            for block in turn.blocks:
+                lines += [_block(block), ""]
         if turn.confidence:
             lines += ["### Confidence", ""] + [f"- {escape(c.lstrip('• '))}" for c in turn.confidence]
         lines += ["", "### Evidence ledger", ""]

@@ -15,6 +15,7 @@ from exports.document import session_document
 from exports.docx import render_docx
 from exports.json import render_json
 from exports.markdown import render_markdown
+from exports.memo import MemoFields, data_with_memo_fields
 from exports.models import ExportFormat, ExportRecord
 from exports.pdf import render_pdf
 from sessions.models import ResearchSession
@@ -47,26 +48,33 @@ class ExportResult:
     record: ExportRecord
 
 
-def session_render(*, session: ResearchSession, fmt: str, user=None) -> tuple[bytes, dict]:
+def session_render(*, session: ResearchSession, fmt: str, user=None,
+                   memo: MemoFields | None = None) -> tuple[bytes, dict]:
     """``session`` rendered as ``fmt`` without recording anything: ``(file bytes, the
-    ciq.session/1 data it was rendered from)``. Raises ``ValidationError({"format": ...})``
-    for an unknown format. ``session_export`` and ``manage.py export_benchmark`` use it."""
+    ciq.session/1 data it was rendered from)``. ``memo``: To / From / Date / Re values
+    for the header of a Draft memo (``exports.memo``), put in the file only. Raises
+    ``ValidationError({"format": ...})`` for an unknown format. ``session_export`` and
+    ``manage.py export_benchmark`` use it."""
     if fmt not in FORMATS:
         raise ValidationError({"format": f"Unknown export format {fmt!r}: use one of {', '.join(FORMATS)}."})
     data = session_data(session=session, user=user, exported_at=timezone.now())
+    if memo:
+        data = data_with_memo_fields(data, memo)
     return RENDERERS[fmt](data), data
 
 
-def session_export(*, session: ResearchSession, fmt: str, user=None) -> ExportResult:
+def session_export(*, session: ResearchSession, fmt: str, user=None,
+                   memo: MemoFields | None = None) -> ExportResult:
     """Render ``session`` (every turn) as ``fmt`` — one of ``FORMATS`` — and record
     the export (format, sha256 hex and size in bytes of the file, the user, the event
     log head it carries) in one transaction.
 
     ``user`` is who exports (``None`` for a command); the caller has checked that they
-    may see the session. Raises ``ValidationError({"format": ...})`` for an unknown
+    may see the session. ``memo``: header values for a Draft memo (``session_render``).
+    Raises ``ValidationError({"format": ...})`` for an unknown
     format; a rendering error propagates and nothing is recorded.
     """
-    content, data = session_render(session=session, fmt=fmt, user=user)
+    content, data = session_render(session=session, fmt=fmt, user=user, memo=memo)
     log = data["event_log"]
     with transaction.atomic():
         record = ExportRecord(

@@ -42,7 +42,9 @@
 
   async function exportWith(form, button, status, block) {
     const label = button.textContent.trim();
-    const fallback = `ciq-export.${form.action.replace(/\/$/, "").split("/").pop()}`;
+    // Each format's button posts the one form to its own URL (formaction).
+    const action = button.formAction || form.action;
+    const fallback = `ciq-export.${action.replace(/\/$/, "").split("/").pop()}`;
     const buttons = block.querySelectorAll("button");
     buttons.forEach((b) => { b.disabled = true; });
     block.setAttribute("aria-busy", "true");
@@ -51,7 +53,7 @@
     try {
       let response;
       try {
-        response = await fetch(form.action, {
+        response = await fetch(action, {
           method: "POST", body: new FormData(form), credentials: "same-origin",
           headers: { "X-Requested-With": "fetch" },
         });
