@@ -93,6 +93,7 @@ _LIST_LINE_RE = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)]|\(?[a-z]\))[ \t]+\S|
 _HEADING_LINE_RE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
 _BARE_BULLET_RE = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]*$")
 _WORD_RE = re.compile(r"[^\W_]+")
+_ENUMERATOR_RE = re.compile(r"^[ \t]*(?:\d{1,3}[.)]|\(?[a-zA-Z0-9]{1,4}\)|[a-z][.)]|[-*+•])[ \t]+", re.M)
 _FINAL_PUNCT_RE = re.compile(r"([.!?])\s*$")
 
 
@@ -315,8 +316,11 @@ def _overreach(s: CriticSentence, evidence: Mapping[str, str]) -> CriticEdit | N
 
 def _verbatim(sentence: str, passage: str) -> bool:
     """Whether the words of ``sentence`` (at least ``MIN_HEAD_WORDS``) stand consecutively
-    in ``passage``, markup and punctuation aside: an extractive Writer's quotation."""
+    in ``passage``, markup, punctuation and list numbers aside: an extractive Writer's
+    quotation."""
     words = tuple(w.casefold() for w in _WORD_RE.findall(sentence))
+    # A Writer that quotes a list runs its items on without their numbers or bullets.
+    passage = _ENUMERATOR_RE.sub(" ", passage)
     return len(words) >= MIN_HEAD_WORDS and _contains(
         tuple(w.casefold() for w in _WORD_RE.findall(passage)), words)
 
