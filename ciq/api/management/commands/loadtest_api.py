@@ -20,6 +20,7 @@ import math
 import os
 import statistics
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import httpx
@@ -164,4 +165,8 @@ class Command(BaseCommand):
             table.add_row(*(str(r[k]) for k in ("concurrency", "completed", "failed", "unfinished",
                                                  "http_errors", "database_locked", "turns_per_minute",
                                                  "p50_s", "p95_s", "wall_s")))
-        Console(file=self.stdout, width=140).print(table)
+        console = Console(file=self.stdout, width=140)
+        console.print(table)
+        seen = Counter(e for r in rows for run in r["runs"] for e in run["errors"])
+        for error, n in seen.most_common(5):  # what went wrong, most frequent first
+            console.print(f"{n} × {error}", markup=False)
