@@ -3,8 +3,9 @@
 One function for the pipeline and ``evaluate retrieval``, so both read a question the
 same way: route it (:func:`retrieval.places.question_route`), let a user's pick of
 jurisdictions win, keep a follow-up that names no place where the conversation was,
-analyse it (:func:`retrieval.question.question_analyse`) and drop the names the search is
-scoped to from its topic.
+analyse it (:func:`retrieval.question.question_analyse`), drop the names the search is
+scoped to from its topic and, inside the documents it names, weigh its terms by how
+much they tell those documents' passages apart (:mod:`retrieval.specificity`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from ciq.models import Workspace
 from retrieval.places import Routing, question_route
 from retrieval.question import QuestionAnalysis, question_analyse
+from retrieval.specificity import analysis_specific, document_passages
 
 
 def question_plan(
@@ -39,6 +41,8 @@ def question_plan(
     if not analysis:
         return None, route
     read = question_analyse(question, earlier=earlier_question).scoped(route.names)
+    if route.documents:  # inside the named party's contract, its own topic words tell nothing apart
+        read = analysis_specific(read, document_passages(route.documents))
     if not jurisdictions:  # a user's pick of jurisdictions says where answers may come from
         read = read.placed(route.local)
     return (read.as_topic() if draft else read), route
