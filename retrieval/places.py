@@ -52,6 +52,19 @@ _FEDERAL_RE = re.compile(
     r"|Federal Register|Regulation [A-Z]{1,2})\b"
 )
 _REGULATION_RE = re.compile(r"\bRegulation ([A-Z]{1,2})\b")
+# A codified text cited by number, in a document's title or label ("12 CFR Part 1022",
+# "ORS Chapter 837", "ORS ch. 72A") and in a question ("12 C.F.R. § 1022.22", "12 CFR
+# 1022", "ORS 837.380", "ORS chapter 72A"): the key of that one part or chapter.
+_CFR_CITE_RE = re.compile(r"\b(\d{1,2})\s*C\.?F\.?R\.?\s*(?:(?:Part|pt\.?)\s*|§+\s*)?(\d{2,4})\b", re.I)
+_ORS_CITE_RE = re.compile(r"\bORS\s*(?:ch(?:apter|\.)?\s*)?(\d{1,3}[A-C]?)\b")
+
+
+def cited_parts(text: str) -> list[tuple[str, str]]:
+    """The codified parts and chapters ``text`` cites, as (key, cited text): "12 CFR Part
+    1022" → ("12 CFR 1022", "12 CFR Part 1022"); "ORS 837.380" → ("ORS 837", "ORS 837")."""
+    found = [(f"{m.group(1)} CFR {m.group(2)}", m.group(0)) for m in _CFR_CITE_RE.finditer(text)]
+    return found + [(f"ORS {m.group(1).upper()}", m.group(0)) for m in _ORS_CITE_RE.finditer(text)]
+
 # A question that asks about state or federal law as well as a town's or a county's.
 WIDER_LAW_RE = re.compile(
     r"\b(?:state|federal|national|" + "|".join(US_STATES.values())
@@ -130,12 +143,14 @@ class Routing:
 class Gazetteer:
     """A workspace's jurisdictions by name, from its ready documents: ``codes`` present;
     ``levels`` code → jurisdiction level; ``local`` lowercase name → code for municipal and
-    county codes; ``acronyms`` acronym or "Regulation X" → document pks."""
+    county codes; ``acronyms`` acronym or "Regulation X" → document pks; ``parts`` a
+    cited part or chapter's key (:func:`cited_parts`) → document pks."""
 
     codes: frozenset[str]
     levels: dict[str, str]
     local: dict[str, str]
     acronyms: dict[str, tuple[int, ...]]
+    parts: dict[str, tuple[int, ...]]
 
 
 # One entry per workspace of this process (small: names and codes), replaced when the
@@ -156,7 +171,7 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
     if cached and cached[0] == stamp:
         return cached[1]
     rows = list(docs.values_list("pk", "jurisdiction", "jurisdiction_level", "title", "citation_label"))
-    codes, levels, local, acronyms = set(), {}, {}, {}
+    codes, levels, local, acronyms, cited = set(), {}, {}, {}, {}
     for pk, code, level, title, label in rows:
         codes.add(code)
         levels[code] = level
@@ -169,8 +184,12 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
         acronym = _acronym(title)
         if len(acronym) >= 4:
             acronyms.setdefault(acronym, set()).add(pk)
+        if code != PRIVATE:  # a contract that cites "12 CFR Part 1022" is not that part
+            for key, _ in cited_parts(title)[:1] or cited_parts(label)[:1]:
+                cited.setdefault(key, set()).add(pk)
     gaz = Gazetteer(frozenset(codes), levels, local,
-                    {k: tuple(sorted(v)) for k, v in acronyms.items()})
+                    {k: tuple(sorted(v)) for k, v in acronyms.items()},
+                    {k: tuple(sorted(v)) for k, v in cited.items()})
     _CACHE[workspace.pk] = (stamp, gaz)
     return gaz
 
@@ -266,6 +285,10 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
         if re.search(rf"\b{re.escape(key)}\b", question):
             documents.update(pks)
             routing.names.append(key)
+    for key, cited in cited_parts(question):  # "12 CFR Part 1022", "ORS 837.380"
+        if key in gaz.parts:
+            documents.update(gaz.parts[key])
+            routing.names.append(cited)
     federal = _FEDERAL_RE.findall(question)
     if documents or federal:
         routing.names += federal

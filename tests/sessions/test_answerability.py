@@ -4,7 +4,7 @@ none is taken from the dev benchmark."""
 
 import pytest
 
-from retrieval.places import question_route
+from retrieval.places import cited_parts, question_route
 from retrieval.question import FactKind, question_analyse
 from retrieval.relevance import sentence_relevance, slot_present
 from sessions.models import Outcome, RunStatus
@@ -168,6 +168,20 @@ def test_places_authorities_and_parties_route_the_search(demo_workspace):
     assert set(party.parties) == {"Uniquest", "Tripath"} and len(party.documents) == 1
     assert question_route("What does the city charge for a tree permit?",
                           workspace=demo_workspace).targets == ["US-OR-Rivergrove"]
+
+
+def test_a_cited_part_or_chapter_focuses_the_search_on_it(demo_workspace):
+    assert cited_parts("see 12 C.F.R. § 1006.34 and ORS 837.380") == [
+        ("12 CFR 1006", "12 C.F.R. § 1006"), ("ORS 837", "ORS 837")]
+    part = question_route("How long is a validation period under the debt rules (12 CFR Part 1006)?",
+                          workspace=demo_workspace)
+    assert part.targets == ["US"] and len(part.documents) == 1
+    assert "12 CFR Part 1006" in part.names  # scope: "Part" is no topic word an answer must hold
+    chapter = question_route("Under ORS chapter 837, when must an aircraft be registered?",
+                             workspace=demo_workspace)
+    assert len(chapter.documents) == 1 and "US-OR" in chapter.targets
+    assert not question_route("What does 12 CFR Part 1022 say about opt-outs?",
+                              workspace=demo_workspace).documents  # a part the samples lack
 
 
 def test_a_sentence_addresses_a_facet_only_with_the_asked_kind_of_value():
