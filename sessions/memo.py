@@ -98,6 +98,8 @@ PERMIT_ITEMS = 4
 SUPERSEDING_LEVELS = ("municipal", "county")
 # Template sentences inside claim sections open with the refusal prefix the Skeptic skips.
 NO_REQUIREMENTS = f"{PARTIAL_GAP}: no permit, licence, notice or filing requirement."
+# A Discussion with nothing beyond the Short Answer says so rather than stay empty.
+NO_DISCUSSION = f"{SEE_SHORT_ANSWER}: no other retrieved passage is about these issues."
 
 _DRAFT_VERB_RE = re.compile(
     r"^\W*(?:(?:please|can you|could you|would you|kindly)\s+)*"
@@ -116,7 +118,10 @@ _MONEY_HEADS = ("fee", "fine", "penalty", "cost", "charge", "rate", "tax", "pric
 _REQUIREMENT_HEADS = ("permit", "licence", "license", "registration", "approval", "certificate",
                       "variance", "notice", "filing", "application", "insurance", "bond",
                       "disclosure", "consent")
-_TIME_HEADS = ("deadline", "period", "hour", "time", "schedule", "term", "duration")
+_TIME_HEADS = ("deadline", "period", "term", "duration")
+_ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.I)
+_WH_RE = re.compile(r"^(?:when|how|whether|who|what|where|which|why)\b", re.I)
+_PRONOUN_RE = re.compile(r"\b(?:they|it|them|these|those|such)\b", re.I)
 _PLURAL_RE = re.compile(r"(?:ies|es|s)$")
 
 _INSTRUMENT = r"(permit|licen[cs]e|registration|certificate|notice|notification|application|filing|bond)"
@@ -183,16 +188,23 @@ def issue_titles(subject: str) -> list[str]:
     removal" → ["permits for tree removal", "penalties for tree removal"]. At most
     :data:`MAX_ISSUES`; the whole subject when it does not split."""
     core = _SCOPE_RE.sub("", subject).strip() or subject
-    parts = [p.strip() for p in _SPLIT_RE.split(core) if p and p.strip()]
+    parts = [_ARTICLE_RE.sub("", p.strip()) for p in _SPLIT_RE.split(core) if p and p.strip()]
     if len(parts) <= 1:
-        return [core]
+        return [_ARTICLE_RE.sub("", core)]
+    # "conditional use permits and when they expire": the clause asks about the topic
+    # before it, which stands in for its pronoun.
+    parts = [parts[0]] + [_PRONOUN_RE.sub(parts[0], p, count=1) if _WH_RE.match(p) else p
+                          for p in parts[1:]]
     first = parts[0].split()
     if len(first) >= 2:  # "tree removal permits and penalties": the modifiers are shared
-        parts = [parts[0]] + [" ".join(first[:-1] + p.split()) if len(p.split()) == 1 else p
-                              for p in parts[1:]]
+        parts = [parts[0]] + [" ".join(first[:-1] + p.split()) if len(p.split()) == 1 and not _WH_RE.match(p)
+                              else p for p in parts[1:]]
     tail = _TAIL_RE.search(parts[-1])
-    if tail:  # "permits and penalties for tree removal": the tail is shared
-        parts = [f"{p} {tail.group(1)}" if len(p.split()) == 1 else p for p in parts[:-1]] + [parts[-1]]
+    if tail and re.match(r"(?:for|of|on|under|about)\s", tail.group(1)):
+        # "permits and penalties for tree removal", "the cancellation period and refunds
+        # for remittance transfers": the last topic's object is shared by the others.
+        parts = [f"{p} {tail.group(1)}" if not _TAIL_RE.search(p) and not _WH_RE.match(p) else p
+                 for p in parts[:-1]] + [parts[-1]]
     seen: dict[str, None] = {}
     for p in parts:
         seen.setdefault(p, None)
@@ -202,7 +214,14 @@ def issue_titles(subject: str) -> list[str]:
 def issue_question(title: str) -> str:
     """``title`` asked as the question a lawyer means by it (module docstring): an amount
     for a fee, fine or penalty, an obligation for a permit, licence or notice, a period
-    for a deadline, else what the documents provide on it."""
+    for a deadline ("How long is …" for a period, term or duration), a clause that asks
+    when ("when conditional use permits expire") as a period, else what the documents
+    provide on it."""
+    when = re.match(r"when\s+(.+)$", title, re.I)
+    if when:
+        return f"How long until {when.group(1)}?"
+    if _WH_RE.match(title):
+        return title[:1].upper() + title[1:] + "?"
     words = title.split()
     tail = _TAIL_RE.search(title)
     head_words = title[:tail.start()].split() if tail else words
@@ -215,8 +234,10 @@ def issue_question(title: str) -> str:
         thing = " ".join(w for w in (modifiers, head) if w)
         after = f" {tail.group(1)}" if tail else ""
         return f"Is a {thing} required{after}?"
+    if head == "deadline":
+        return re.sub(r"\s+", " ", f"What is the deadline {about}?").replace(" ?", "?")
     if head in _TIME_HEADS:
-        return f"What is the {title} and when does it apply?" if not tail else f"What is the {title}?"
+        return f"How long is the {title}?"
     return f"What do the documents provide on {title}?"
 
 
@@ -470,6 +491,7 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
     parts += ["## Question Presented", _question_presented(subject, issues)]
     parts += ["## Short Answer", " ".join(cite(c.text, c.chunk.chunk_id) for c in leads)]
     parts.append("## Discussion")
+    discussion_start = len(parts)
     budget = max(PER_ISSUE_SENTENCES, DRAFT_SENTENCES // max(1, len(issues)))
     cited: list[Candidate] = list(leads) + permit_quotes
     noted: set[str] = set()
@@ -499,6 +521,8 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
                 if group:
                     parts.append(" ".join(cite(c.text, c.chunk.chunk_id) for c in group))
         parts += notes
+    if len(parts) == discussion_start:
+        parts.append(NO_DISCUSSION)
     parts += ["## Requirements and permits", "\n".join(permits) if permits else NO_REQUIREMENTS]
     parts += ["## Open questions", _open_questions(issues, missing)]
     body = "\n\n".join(parts)
@@ -507,12 +531,32 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
 
 
 def _lead_key(c: Candidate, i: int, issue: Issue, idf: dict[str, float]) -> tuple:
-    """Order of the sentences that address issue ``i``: one that states the asked
-    requirement outright ("A permit is required for each tree cut") for an obligation,
-    then one itself about the issue (:func:`_about`), then ``sessions.writer._facet_key``
-    (coverage, retrieval score, newer document)."""
-    states = issue.facet.kind != FactKind.OBLIGATION or bool(_requirement_kind(c.text))
-    return (states, _about(c, issue, idf), *_facet_key(c, i))
+    """Order of the sentences that address issue ``i``: one that states the asked value
+    outright (:func:`_states_value`), then one itself about the issue (:func:`_about`),
+    then ``sessions.writer._facet_key`` (coverage, retrieval score, newer document)."""
+    return (_states_value(issue.facet.kind, c.text), _about(c, issue, idf), *_facet_key(c, i))
+
+
+_NUMBER = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+           r"|twenty|thirty|sixty|ninety)")
+_PERIOD_VALUE_RE = re.compile(rf"\b{_NUMBER}\s*(?:\(\d+\)\s*)?(?:business |calendar |school |consecutive )?"
+                              r"(?:minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)
+_AMOUNT_VALUE_RE = re.compile(r"\$\s?\d|\b\d[\d,.]*\s*(?:%|percent|dollars|feet|foot|square feet|acres?)\b",
+                              re.I)
+
+
+def _states_value(kind: str, text: str) -> bool:
+    """Whether ``text`` states the asked value outright: a number of days (months …) for
+    a deadline, a sum or a measure for an amount, an instrument required for an
+    obligation ("A permit is required …"); other kinds ask for no single value. A
+    sentence with only "annual" or "a fine" names the kind of value, not the value."""
+    if kind == FactKind.DEADLINE:
+        return bool(_PERIOD_VALUE_RE.search(text))
+    if kind == FactKind.AMOUNT:
+        return bool(_AMOUNT_VALUE_RE.search(text))
+    if kind == FactKind.OBLIGATION:
+        return bool(_requirement_kind(text))
+    return True
 
 
 def short_answer(issues: Sequence[Issue], pool: Sequence[Candidate],

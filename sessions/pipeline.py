@@ -51,6 +51,7 @@ from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_ret
 from sessions.audit import turn_seal
 from sessions.critic import ACTIONS, CriticResult, critic_model, critic_rules
 from sessions.events import EventLog
+from sessions.memo import memo_sources_refreshed
 from sessions.memory import WorkingMemory
 from sessions.models import EventType, Mode, Outcome, Revision, RevisionAuthor, RunStatus, Turn
 from sessions.prompts.answer import NO_INFORMATION
@@ -536,6 +537,8 @@ class TurnRun:
                     edits=len(result.edits))
         if not result.edits or result.text == cycle.text:
             return cycle
+        # A memo's Sources list what its text still cites, not what a deleted claim cited.
+        result = replace(result, text=memo_sources_refreshed(result.text, request.chunks))
         number = cycle.number + 1
         for edit in result.edits:
             self.log.emit(EventType.CRITIC_EDIT, cycle=number, turn=self.turn.index, by=result.by,

@@ -1,7 +1,8 @@
 """The Critic inside a run (``sessions.pipeline``) on the Demo samples: a Draft turn over
-Rivergrove's tree ordinances gets a Critic revision whose edits are events, whose ledger
-holds only the claims left in the text, and which adds nothing to the Writer's text; an
-Answer turn has no Critic."""
+Rivergrove's tree ordinances, whose Discussion also holds one sentence its cited passage
+does not support (as a careless writer would put it), gets a Critic revision whose edits
+are events, whose ledger holds only the claims left in the text, and which adds nothing
+to the Writer's text; an Answer turn has no Critic."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from django.urls import reverse
 
 from sessions.critic import critic_check
 from sessions.events import event_chain_verify
+from sessions.memo import memo_sources_refreshed
 from sessions.models import EventType, Mode, RevisionAuthor, RunStatus
 from sessions.selectors import turn_as_dict, turn_ledger
 from sessions.services import session_ask
+from sessions.writer import ExtractiveWriter
 from tests.llm_payloads import anthropic_message, route_models
 from tests.sessions.test_pipeline_models import QUESTION as MODEL_REQUEST
 from tests.sessions.test_pipeline_models import ScriptedModels
@@ -26,8 +29,29 @@ pytestmark = pytest.mark.django_db
 REQUEST = "Draft a memo on tree removal permits and penalties in Rivergrove"
 
 
+OVERREACH = "Every tree removal in Rivergrove also needs a state forestry licence"
+
+
 @pytest.fixture
-def draft_turn(demo_workspace):
+def overreaching_writer(monkeypatch):
+    """The extractive Writer's memo with :data:`OVERREACH` put first in its Discussion,
+    citing a retrieved passage the memo does not cite otherwise (and listed in Sources)."""
+    compose = ExtractiveWriter.compose
+
+    def with_overreach(self, request):
+        text = compose(self, request)
+        if "## Discussion" not in text:
+            return text
+        spare = next(c for c in request.chunks if c.chunk_id not in cited_ids(text))
+        claim = f"{OVERREACH} [cite:{spare.chunk_id}]."
+        text = text.replace("## Discussion\n\n", f"## Discussion\n\n{claim}\n\n", 1)
+        return memo_sources_refreshed(text, request.chunks)
+
+    monkeypatch.setattr(ExtractiveWriter, "compose", with_overreach)
+
+
+@pytest.fixture
+def draft_turn(demo_workspace, overreaching_writer):
     turn = session_ask(workspace=demo_workspace, question=REQUEST, mode=Mode.DRAFT)
     assert turn.status == RunStatus.COMPLETED, turn.error
     return turn
@@ -48,6 +72,19 @@ def test_a_draft_gets_a_critic_revision_with_its_edits(draft_turn):
     metrics = draft_turn.metrics
     assert metrics["critic"]["by"] == "rules" and metrics["critic"]["edits"] == len(critic.edits)
     assert metrics["revision_cycles"] == critic.cycle - 1
+
+
+def test_the_memo_sources_list_only_what_the_critics_text_cites(draft_turn):
+    critic = draft_turn.revisions.order_by("-cycle").first()
+    deleted = [e for e in critic.edits if e["action"] == "delete"]
+    assert any(OVERREACH in e["before"] for e in deleted)
+    text = draft_turn.answer_markdown
+    listed = {line[2:] for line in text.split("## Sources", 1)[1].strip().splitlines()}
+    pinpoint = {s["chunk_id"]: s["pinpoint"] for s in draft_turn.sources}
+    still_cited = {pinpoint[c] for c in cited_ids(text)}
+    assert listed == still_cited  # before: the deleted sentence's section stayed listed
+    dropped = {pinpoint[c] for e in deleted for c in cited_ids(e["before"])} - still_cited
+    assert dropped and not dropped & listed
 
 
 def test_each_edit_is_an_event_and_the_log_stays_intact(draft_turn):
@@ -85,7 +122,8 @@ def test_the_ledger_holds_the_claims_left_in_the_text(draft_turn):
     assert all(verdicts[c.text] == c.ledger.verdict for c in final if c.text in verdicts)
 
 
-def test_the_session_page_and_json_show_the_critics_revision(demo_workspace, owner, client):
+def test_the_session_page_and_json_show_the_critics_revision(demo_workspace, owner, client,
+                                                            overreaching_writer):
     turn = session_ask(workspace=demo_workspace, user=owner, question=REQUEST, mode=Mode.DRAFT)
     critic = turn.revisions.order_by("-cycle").first()
     assert critic.author == RevisionAuthor.CRITIC

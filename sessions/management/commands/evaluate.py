@@ -1,4 +1,4 @@
-"""``python manage.py evaluate verification|retrieval|answers``: benchmarks that print numbers."""
+"""``python manage.py evaluate verification|retrieval|answers|memos``: benchmarks that print numbers."""
 
 import json
 from pathlib import Path
@@ -42,6 +42,13 @@ class Command(BaseCommand):
         answers.add_argument("--workspace", help="Scratch workspace (default eval:<corpus>).")
         answers.add_argument("--json", action="store_true")
 
+        memos = sub.add_parser("memos", help="Draft memos scored on the memo rubric (issue 13).")
+        memos.add_argument("--data", type=Path, required=True)
+        memos.add_argument("--workspace", help="Evaluation workspace (default eval:ciq_legal_v1).")
+        memos.add_argument("--corpus", type=Path, help="Ingest this corpus into the workspace first.")
+        memos.add_argument("--limit", type=int, help="Only the first N requests.")
+        memos.add_argument("--json", action="store_true")
+
     def handle(self, *args, **options):
         data: Path = options["data"]
         if not data.is_file():
@@ -63,6 +70,10 @@ class Command(BaseCommand):
             from verification.evaluation import render_verification_report
 
             render_verification_report(report, console)
+        elif options["target"] == "memos":
+            from sessions.memo_evaluation import render_memo_report
+
+            render_memo_report(report, console)
         else:
             render_groups(title, report["groups"], console)
 
@@ -100,6 +111,14 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from None
             retriever = options["retriever"]
             return report, "Retrieval" if retriever == "lexical" else f"Retrieval ({retriever})"
+        if target == "memos":
+            from sessions.memo_evaluation import evaluate_memos
+
+            try:
+                return evaluate_memos(data=data, workspace_name=options["workspace"], corpus=corpus,
+                                      limit=options["limit"]), "Memos"
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         from sessions.evaluation import evaluate_answers
 
         report = evaluate_answers(
