@@ -111,6 +111,11 @@ SLOT_NOUNS = frozenset(stem(w) for w in """
     amount threshold size limit cap maximum minimum number figure level time period deadline
     date day days process procedure steps step rule rules requirement requirements way
     """.split())
+# Times of day a deadline question may ask in ("close at night", "open in the
+# morning"): the slot (a clock time, dusk, midnight) stands for them.
+TIME_OF_DAY = frozenset(stem(w) for w in """
+    night nights nighttime evening evenings morning mornings afternoon afternoons overnight
+    """.split())
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
@@ -154,7 +159,9 @@ class Facet:
     kind: str
     terms: tuple[Term, ...]
     focus: Term | None = None
-    unit: str = ""  # the unit the clause names: money, percent, size, day, week, month, year, hour
+    # The unit the clause names: money, percent, size, day, week, month, year, hour, or
+    # clock (a time of day or a weekday: "close at night", "what night of the month").
+    unit: str = ""
     # The modifiers of the noun phrase the clause asks about ("sign" of "a sign permit",
     # "sewer" of "sewer service"), each one of ``terms``: they say *which* permit or
     # service, so an answering sentence (or its heading) must hold every one
@@ -251,6 +258,8 @@ _UNIT_CUES: list[tuple[str, re.Pattern]] = [
                         r"|\b(?:square feet|acres?|feet|inches)\b", re.I)),
     *[(unit, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
       for unit in ("day", "week", "month", "year", "hour")],
+    ("clock", re.compile(r"\b(?:night|nights|nighttime|evening|evenings|morning|mornings|afternoon"
+                         r"|afternoons|overnight)\b", re.I)),
 ]
 
 
@@ -418,7 +427,9 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
     facets: list[Facet] = []
     for clause in clauses(asked):
         kind = fact_kind(clause)
-        terms = topic_terms(clause)
+        # "When does the park close at night?": the time of day names the asked value
+        # (a clock time: the "clock" unit), not a word the answer must repeat.
+        terms = topic_terms(clause, skip=TIME_OF_DAY if clause_unit(clause, kind) == "clock" else ())
         if facets and not terms:
             previous = facets[-1]
             kind = previous.kind if kind == FactKind.GENERAL else kind

@@ -103,6 +103,8 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
                         re.I) for unit in ("day", "week", "month", "year", "hour")},
+    "clock": re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\b(?:midnight|noon|dusk|dawn|sunset"
+                        r"|sunrise)\b|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.I),
 }
 
 
@@ -115,7 +117,7 @@ _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, F
 def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
-    "percent", "size", "day", "week", "month", "year", "hour"), a value in that unit."""
+    "percent", "size", "day", "week", "month", "year", "hour", "clock"), a value in that unit."""
     text = _GLUED_NUMBER_RE.sub(" ", text)
     pattern = SLOT_PATTERNS.get(kind)
     if pattern is not None and not pattern.search(text):

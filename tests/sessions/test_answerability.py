@@ -23,6 +23,9 @@ def ask(workspace, question, **kwargs):
 # -- questions the samples answer: the first sentence states the asked fact -------------------
 
 @pytest.mark.parametrize("question, fact, source", [
+    # a time of day asked "at night": the clock times answer it, no sentence says "night"
+    ("When does the Rivergrove park close at night?",
+     "the park and river access shall be open from 8:00 am to", "Rivergrove Ord. No. 80-2011"),
     # deadline (an hour of the day), with no place flag: the park's name places it
     ("How late can people stay in Lloyd Minor Park from May through October?",
      "From May through October, the park and river access shall be open from 8:00 am to 9:00 pm",
@@ -80,6 +83,8 @@ def test_a_question_the_documents_answer_leads_with_the_asked_fact(demo_workspac
      "No document in the workspace mentions “Closing Disclosure”."),
     # the sewer agreement has no late-payment interest
     ("What interest rate applies to late sewer bills in Rivergrove?", ""),
+    # a time of day asked: "15 days prior to the regular meeting" is a period, not a night
+    ("What night of the week does the Ray County planning commission meet?", ""),
 ])
 def test_a_near_miss_says_not_answered_first_and_never_verified(demo_workspace, question, why):
     turn = ask(demo_workspace, question)
@@ -131,10 +136,15 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     ("Does the seller have to disclose a leaky roof?", FactKind.OBLIGATION, ""),
     ("What counts as a home occupation?", FactKind.DEFINITION, ""),
     ("What's the process for appealing a denied permit?", FactKind.PROCEDURE, ""),
+    ("When does the boat ramp close at night?", FactKind.DEADLINE, "clock"),
 ])
 def test_the_kind_of_fact_asked_and_its_unit_are_read_from_the_wording(question, kind, unit):
     facet = question_analyse(question).facets[0]
     assert (facet.kind, facet.unit) == (kind, unit)
+    if unit == "clock":  # the time of day is the asked value, not a topic word
+        assert "night" not in {t.key for t in facet.terms}
+        assert slot_present(kind, "open from 8:00 am to 9:00 pm", unit)
+        assert not slot_present(kind, "submitted 15 days prior to the regular meeting", unit)
 
 
 def test_a_leading_condition_is_situation_and_the_rest_is_the_question():
