@@ -103,8 +103,9 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
                         re.I) for unit in ("day", "week", "month", "year", "hour")},
-    "clock": re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\b(?:midnight|noon|dusk|dawn|sunset"
-                        r"|sunrise)\b|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.I),
+    "clock": re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)"
+                        r"|\b(?:midnight|noon|dusk|dawn|sunset|sunrise)\b"
+                        r"|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.I),
 }
 
 
