@@ -27,8 +27,8 @@ def django_db_setup(django_db_setup, django_db_blocker):
         )
         assert summary.failed == 0, summary
     yield
-    # On PostgreSQL the search lanes' threads and the consumers' keep their connections
-    # (CONN_MAX_AGE): end them, or the test database cannot be dropped.
+    # On PostgreSQL the connection pool keeps idle connections (and a thread that never
+    # closes its connection keeps it): end them, or the test database cannot be dropped.
     from django.db import connection
 
     if connection.vendor == "postgresql":

@@ -9,8 +9,9 @@ unless the view maps that key too. Django's refusals to read a request (a body o
 ``DATA_UPLOAD_MAX_MEMORY_SIZE``, over ``DATA_UPLOAD_MAX_NUMBER_FILES`` files or
 ``…_FIELDS`` fields) become JSON 413/400 answers instead of Django's bare HTML 400.
 A database still busy after its wait (SQLite's write lock held by a long ingest past
-``SQLITE_TIMEOUT_SECONDS``) becomes 503 with ``Retry-After``: the write was not done and
-may be sent again, which a 500 would not say.
+``SQLITE_TIMEOUT_SECONDS``; on PostgreSQL every connection of the process's pool in use
+past ``DATABASE_POOL_TIMEOUT``) becomes 503 with ``Retry-After``: the request was not
+done and may be sent again, which a 500 would not say.
 """
 
 from __future__ import annotations
@@ -44,11 +45,15 @@ class Conflict(exceptions.APIException):
 
 
 class DatabaseBusy(exceptions.APIException):
-    """503: the database stayed locked by another writer for the whole wait."""
+    """503: the database stayed locked by another writer for the whole wait, or (on
+    PostgreSQL) no connection of the pool came free."""
 
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "The database is busy with another write; nothing was changed. Try again shortly."
     default_code = "database_busy"
+
+
+POOL_EXHAUSTED = "Every database connection is in use; nothing was changed. Try again shortly."
 
 
 # Seconds a client is asked to wait before sending a refused write again.
@@ -58,19 +63,34 @@ DATABASE_BUSY_RETRY_AFTER = 5
 _BUSY_MESSAGES = ("is locked", "database is busy")
 
 
+def pool_exhausted(exc: BaseException) -> bool:
+    """Whether ``exc`` is the connection pool lending no connection within its timeout
+    (Django wraps psycopg-pool's ``PoolTimeout`` in its ``OperationalError``)."""
+    if not isinstance(exc, OperationalError) or exc.__cause__ is None:
+        return False
+    try:
+        from psycopg_pool import PoolTimeout
+    except ImportError:
+        return False
+    return isinstance(exc.__cause__, PoolTimeout)
+
+
 def database_busy(exc: BaseException) -> bool:
-    """Whether ``exc`` is the database refusing a write because another holds the lock."""
-    return isinstance(exc, OperationalError) and any(m in str(exc) for m in _BUSY_MESSAGES)
+    """Whether ``exc`` is the database refusing a write because another holds the lock,
+    or the pool lending no connection in time."""
+    return isinstance(exc, OperationalError) and (
+        any(m in str(exc) for m in _BUSY_MESSAGES) or pool_exhausted(exc))
 
 
 def exception_handler(exc, context):
     """DRF's handler, plus Django ``ValidationError`` → 400 with field messages (renamed
     by the view's ``service_error_fields`` mapping, if any), ``RequestDataTooBig`` → 413 and
-too many files or fields → 400, a locked database → 503 with ``Retry-After``, all as
-    JSON like DRF's own errors.
+    too many files or fields → 400, a locked database or an exhausted connection pool →
+    503 with ``Retry-After``, all as JSON like DRF's own errors.
     """
     if database_busy(exc):
-        response = drf_exception_handler(DatabaseBusy(), context)
+        busy = DatabaseBusy(POOL_EXHAUSTED) if pool_exhausted(exc) else DatabaseBusy()
+        response = drf_exception_handler(busy, context)
         response["Retry-After"] = str(DATABASE_BUSY_RETRY_AFTER)
         return response
     if isinstance(exc, RequestDataTooBig):

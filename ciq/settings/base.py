@@ -133,10 +133,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"].setdefault(
         "timeout", env.float("SQLITE_TIMEOUT_SECONDS", default=20.0))
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # A new PostgreSQL connection is a server process (about 10 ms here), and each search
-    # lane runs in its own thread: keep connections for a minute (``?conn_max_age=`` in
-    # DATABASE_URL overrides), checked before reuse.
-    DATABASES["default"].setdefault("CONN_MAX_AGE", 60)
+    # A pool of connections per process (psycopg-pool, Django's DATABASES OPTIONS "pool"),
+    # never persistent connections: daphne runs each request's sync code in a thread of
+    # its own and Django keeps one connection per thread, so with CONN_MAX_AGE every
+    # request thread left a connection open and 50 sessions polling at once ran the
+    # server out of connections (issue 12: "too many clients already", 45–71 answers 500,
+    # a worker's turn failed). A connection goes back to the pool at the end of each
+    # request and after each search lane; a request that finds all DATABASE_POOL_SIZE
+    # in use waits up to DATABASE_POOL_TIMEOUT seconds, then the API answers 503 with
+    # Retry-After. The default 8 lets twelve processes (daphne and workers) fit under
+    # PostgreSQL's default max_connections of 100. DATABASE_POOL_SIZE=0: no pool, one
+    # connection per request (``?conn_max_age=`` in DATABASE_URL then applies).
+    DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=8)
+    if DATABASE_POOL_SIZE > 0:
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django refuses a pool with it
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(env.int("DATABASE_POOL_MIN_SIZE", default=2), DATABASE_POOL_SIZE),
+            "max_size": DATABASE_POOL_SIZE,
+            "timeout": env.float("DATABASE_POOL_TIMEOUT", default=20.0),
+        }
+    else:
+        DATABASES["default"].setdefault("CONN_MAX_AGE", 0)
+    # Checked before use (psycopg-pool checks a connection as it lends it out).
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

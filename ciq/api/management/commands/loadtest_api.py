@@ -138,7 +138,8 @@ class Command(BaseCommand):
         parser.add_argument("--poll", type=float, default=0.5, help="Seconds between state polls.")
         parser.add_argument("--timeout", type=float, default=900, help="Seconds a turn may take.")
         parser.add_argument("--warmup", type=int, default=1,
-                            help="Sessions run first and not counted (models load, caches fill).")
+                            help="Sessions run first, at once, and not counted (models load, caches "
+                                 "fill): at least the number of workers, so each has loaded its models.")
         parser.add_argument("--label", default="", help="Printed with each row (e.g. 'sqlite, 4 workers').")
         parser.add_argument("--json", action="store_true")
 
