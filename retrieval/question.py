@@ -112,10 +112,11 @@ SLOT_NOUNS = frozenset(stem(w) for w in """
     date day days process procedure steps step rule rules requirement requirements way
     """.split())
 # Times of day a deadline question may ask in ("close at night", "open in the
-# morning"): the slot (a clock time, dusk, midnight) stands for them.
-TIME_OF_DAY = frozenset(stem(w) for w in """
-    night nights nighttime evening evenings morning mornings afternoon afternoons overnight
-    """.split())
+# morning"): they give the clause the unit "clock", whose slot (a clock time, dusk,
+# midnight, a weekday) stands for them.
+_TIME_OF_DAY_WORDS = ("night", "nights", "nighttime", "evening", "evenings", "morning", "mornings",
+                      "afternoon", "afternoons", "overnight")
+TIME_OF_DAY = frozenset(stem(w) for w in _TIME_OF_DAY_WORDS)
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
@@ -258,8 +259,7 @@ _UNIT_CUES: list[tuple[str, re.Pattern]] = [
                         r"|\b(?:square feet|acres?|feet|inches)\b", re.I)),
     *[(unit, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
       for unit in ("day", "week", "month", "year", "hour")],
-    ("clock", re.compile(r"\b(?:night|nights|nighttime|evening|evenings|morning|mornings|afternoon"
-                         r"|afternoons|overnight)\b", re.I)),
+    ("clock", re.compile(rf"\b(?:{'|'.join(_TIME_OF_DAY_WORDS)})\b", re.I)),
 ]
 
 
