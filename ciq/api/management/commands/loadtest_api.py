@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
-import statistics
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -27,6 +25,8 @@ import httpx
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 from rich.table import Table
+
+from ciq.metrics import latency_summary
 
 # Natural questions on the bundled samples (Rivergrove, Ray County, CFR, ORS), as firm
 # staff type them: the load is the real pipeline, retrieval to verdict.
@@ -53,26 +53,20 @@ class Run:
     errors: list[str] = field(default_factory=list)
 
 
-def percentile(values: list[float], share: float) -> float | None:
-    """The ``share`` (0–1) percentile of ``values`` by the nearest-rank method, or None."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
-
-
 def summary(concurrency: int, runs: list[Run], wall_s: float) -> dict:
-    """The row of one concurrency: counts, turns per minute of ``wall_s`` and p50 / p95 (s)."""
+    """The row of one concurrency: counts, turns per minute of ``wall_s`` and p50 / p95 (s,
+    ``ciq.metrics.latency_summary``, as every benchmark of CIQ)."""
     done = [r.seconds for r in runs if r.final_status == "completed" and r.seconds is not None]
     errors = [e for r in runs for e in r.errors]
+    times = latency_summary([1000 * s for s in done])
     return {
         "concurrency": concurrency, "cores": os.cpu_count(), "completed": len(done),
         "failed": sum(1 for r in runs if r.final_status and r.final_status != "completed"),
         "unfinished": sum(1 for r in runs if not r.final_status),
         "http_errors": len(errors), "database_locked": sum("database is locked" in e for e in errors),
         "turns_per_minute": round(60 * len(done) / wall_s, 2) if wall_s else 0.0,
-        "p50_s": round(statistics.median(done), 2) if done else None,
-        "p95_s": round(percentile(done, 0.95), 2) if done else None,
+        "p50_s": round(times["median_ms"] / 1000, 2) if done else None,
+        "p95_s": round(times["p95_ms"] / 1000, 2) if done else None,
         "wall_s": round(wall_s, 2), "runs": [asdict(r) for r in runs],
     }
 
