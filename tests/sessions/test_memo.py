@@ -19,6 +19,7 @@ from sessions.memo import (
     memo_sources_refreshed,
     memo_subject,
 )
+from sessions.memo_evaluation import memo_sections as sections
 from sessions.models import RunStatus
 from sessions.selectors import turn_ledger
 from sessions.services import session_ask
@@ -35,12 +36,6 @@ SECTIONS = ["Question Presented", "Short Answer", "Discussion", "Requirements an
 CLAIM_SECTIONS = ("Short Answer", "Discussion", "Requirements and permits")
 
 
-def sections(text: str) -> dict[str, str]:
-    """Top-level (##) sections of a memo: heading → body."""
-    found = {}
-    for m in re.finditer(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", text, re.M | re.S):
-        found[m.group(1).strip()] = m.group(2).strip()
-    return found
 
 
 def draft_request(workspace, question: str) -> WriteRequest:
