@@ -71,6 +71,7 @@ from verification.models import ClaimType
 from verification.relevance import answer_coverage, outcome_for
 from verification.scoring import COVERAGE_TARGET, ledger_metrics
 from verification.services import VerifiedClaim, claim_verify, claims_summary, ledger_save
+from verification.skeptic import template_masked
 
 logger = logging.getLogger(__name__)
 
@@ -473,7 +474,9 @@ class TurnRun:
                                   context=f"{c.document_title}\n{c.heading}") for c in request.chunks]
         chunk_pks = {c.chunk_id: c.chunk_pk for c in request.chunks}
         self.enter("verify")
-        claims = self.skeptic.extract(text)
+        # Every Skeptic (rules or model) reads the text with its template blanked (memo
+        # header, restated question, open questions, sources: same length, offsets kept).
+        claims = self.skeptic.extract(template_masked(text))
         self.trace_calls("skeptic")
         for i, claim in enumerate(claims, 1):
             self.log.emit(EventType.CLAIM_EXTRACTED, index=i, text=claim.text, claim_type=claim.type,

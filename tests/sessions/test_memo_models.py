@@ -3,6 +3,7 @@ structure and gives the header to copy; the model's memo is verified by the embe
 Skeptic and Judge, which read only its cited sentences. The provider is scripted and
 replayed through the real Anthropic SDK (MockTransport) on the Demo samples."""
 
+import json
 import re
 
 import pytest
@@ -11,7 +12,7 @@ from sessions.models import RunStatus
 from sessions.prompts import draft
 from sessions.selectors import turn_ledger
 from sessions.services import session_ask
-from tests.llm_payloads import anthropic_sse, request_json, route_models
+from tests.llm_payloads import anthropic_sse, openai_completion, request_json, route_models
 from verification.citations import cited_ids
 
 pytestmark = pytest.mark.django_db
@@ -87,4 +88,30 @@ def test_a_model_writer_is_asked_for_the_memo_and_only_its_cited_sentences_are_c
     assert len(claims) == len(cited_ids(substantive)) == 3
     assert not any(c.startswith(("Superseded", "Is a permit", "Whether", "Rivergrove Ord.", "Not found"))
                    for c in claims)
+    assert turn.metrics["claims"] == 3
+
+
+def test_a_model_skeptic_reads_the_memo_without_its_template(demo_workspace, memo_writer, settings,
+                                                             monkeypatch):
+    settings.CIQ_SKEPTIC = "openai:gpt-test"
+    settings.OPENAI_API_KEY = "sk-test"
+    read: list[str] = []
+
+    def provider(request):
+        if request.url.host != "api.openai.com":
+            return memo_writer(request)
+        text = request_json(request)["messages"][-1]["content"].split("Text:\n\n", 1)[1]
+        read.append(text)
+        quotes = re.findall(r"[A-Z][^\n]*?\[cite:[0-9a-f]{12}\]\.", text)
+        claims = [{"text": q.split(" [cite:")[0], "type": "policy", "quote": q} for q in quotes]
+        return openai_completion(json.dumps({"claims": claims}), prompt_tokens=300, completion_tokens=90)
+
+    route_models(monkeypatch, provider)
+    turn = session_ask(workspace=demo_workspace, mode="draft", question=REQUEST)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert read and "[cite:" in read[0]
+    # Before, the model read the header, the restated question, the open questions and the
+    # sources as text to claim from (and the Critic could delete them as unsupported).
+    for template in ("[Recipient]", "Is a permit required", "Whether the City charges", "§ (D)"):
+        assert template not in read[0]
     assert turn.metrics["claims"] == 3
