@@ -121,7 +121,7 @@ _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
 # Terms kept whatever else happens: a number or year in the question is a fact to match.
-_YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _CLAUSE_RE = re.compile(r"\?\s+|;\s+|,?\s+and\s+(?=(?:is|are|can|may|must|does|do|how|what|when"
                         r"|who|where|which|whether|if|will|would|should)\b)|\s+or\s+(?=(?:is|are|can"
                         r"|may|must|does|do|how|what|when)\b)", re.I)
@@ -305,7 +305,7 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
             i = end
             continue
         s = stems[i]
-        if s not in dropped and not (_NUMBER_RE.match(s) and not _YEAR_RE.fullmatch(s)):
+        if s not in dropped and not (_NUMBER_RE.match(s) and not YEAR_RE.fullmatch(s)):
             terms.setdefault((s,), Term((s,), ((s,),)))
         i += 1
     return tuple(terms.values())
@@ -459,6 +459,6 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))
         result.append(Facet(facet.text, facet.kind, facet.terms + tuple(shared.values()), facet.focus,
                             facet.unit, facet.keys))
-    years = tuple(dict.fromkeys(_YEAR_RE.findall(question)))
+    years = tuple(dict.fromkeys(YEAR_RE.findall(question)))
     return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),
                             years=years, situation=situation)

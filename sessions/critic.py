@@ -90,7 +90,6 @@ _ANNOUNCES_LIST_RE = re.compile(
     re.IGNORECASE,
 )
 _LIST_LINE_RE = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)]|\(?[a-z]\))[ \t]+\S|^[ \t]*\|")
-_HEADING_LINE_RE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
 _BARE_BULLET_RE = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]*$")
 _WORD_RE = re.compile(r"[^\W_]+")
 _ENUMERATOR_RE = re.compile(r"^[ \t]*(?:\d{1,3}[.)]|\(?[a-zA-Z0-9]{1,4}\)|[a-z][.)]|[-*+•])[ \t]+", re.M)
@@ -396,8 +395,7 @@ def _summary(edits: Sequence[CriticEdit]) -> str:
     if not edits:
         return "Critic: no change (no overreach, repeated point or dangling reference)."
     counts = {a: sum(e.action == a for e in edits) for a in ACTIONS}
-    parts = [f"{n} {a}" + ("s" if n > 1 and a != "merge" else "es" if n > 1 else "")
-             for a, n in counts.items() if n]
+    parts = [f"{n} {a}" + ("s" if n > 1 else "") for a, n in counts.items() if n]
     return f"Critic: {len(edits)} edit(s): " + ", ".join(parts) + "."
 
 

@@ -53,9 +53,9 @@ from dataclasses import dataclass, replace
 
 from django.utils import timezone
 
-from ciq.text import content_terms, stem
+from ciq.text import stem
 from retrieval.models import Chunk
-from retrieval.question import Facet, FactKind, QuestionAnalysis, Term, question_analyse
+from retrieval.question import YEAR_RE, Facet, FactKind, QuestionAnalysis, Term, question_analyse
 from retrieval.relevance import (
     ADDRESS_MIN,
     ASKS_ABOUT_MEETING_RE,
@@ -67,6 +67,7 @@ from retrieval.search import RetrievedChunk
 from sessions.writer import (
     DRAFT_SENTENCES,
     LEVEL_HEADINGS,
+    PER_CHUNK_LIMIT,
     Candidate,
     WriteRequest,
     _escaped,
@@ -122,7 +123,6 @@ _TIME_HEADS = ("deadline", "period", "term", "duration")
 _ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.I)
 _WH_RE = re.compile(r"^(?:when|how|whether|who|what|where|which|why)\b", re.I)
 _PRONOUN_RE = re.compile(r"\b(?:they|it|them|these|those|such)\b", re.I)
-_PLURAL_RE = re.compile(r"(?:ies|es|s)$")
 
 _INSTRUMENT = r"(permit|licen[cs]e|registration|certificate|notice|notification|application|filing|bond)"
 # A requirement names the instrument as what must be obtained, filed or given (not merely
@@ -146,7 +146,6 @@ _TITLE_AUTHORITY_RE = re.compile(r"^((?:City|Town|Village|County|State) of [A-Z]
                                  r"|[A-Z][\w'’-]* County)")
 _DOCUMENT_WORDS_RE = re.compile(r"(?:\s+(?:Ordinance|Resolution|Charter|Code|Council|Planning|City|Municipal"
                                 r"|Regulations?|Zoning|Land|Development))+$")
-_YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _LABEL_NUMBER_RE = re.compile(r"\d[\w.-]*$")
 
 
@@ -276,7 +275,7 @@ def document_date(chunk: RetrievedChunk) -> dt.date | None:
     if chunk.last_updated:
         return chunk.last_updated
     for text in (chunk.document_title, chunk.citation_label):
-        years = _YEAR_RE.findall(text or "")
+        years = YEAR_RE.findall(text or "")
         if years:
             return dt.date(int(years[-1]), 1, 1)
     return None
@@ -344,7 +343,7 @@ def _about(c: Candidate, issue: Issue, idf: dict[str, float]) -> bool:
     """Whether the sentence itself (not its context) is about the issue: it holds the
     issue's head noun (any phrasing of it: "fine" for "penalty") and covers
     ``ADDRESS_MIN`` of the issue's weighted terms."""
-    stems = set(content_terms(c.text))
+    stems = c.terms  # the sentence's content stems, computed once per candidate
     if issue.head is not None and not any(all(s in stems for s in alt) for alt in issue.head.alternatives):
         return False
     return facet_coverage(issue.facet, c.text, idf=idf, stems=stems, context_stems=set()) >= ADDRESS_MIN
@@ -497,7 +496,7 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
     noted: set[str] = set()
     for i, issue in enumerate(issues):
         options = [c for c in pool if i in about[id(c)] and c.text not in used]
-        picked = _fresh(select(options, limit=budget, per_chunk=4), cited)
+        picked = _fresh(select(options, limit=budget, per_chunk=PER_CHUNK_LIMIT["draft"]), cited)
         # The documents that speak to the issue: its lead, what the Discussion quotes, and
         # the older versions of a point left out as repeats (supersession names them).
         speaking = [c for c in pool if (i in about[id(c)] or (c.facets and i in c.facets.addressed))
@@ -588,9 +587,10 @@ def short_answer(issues: Sequence[Issue], pool: Sequence[Candidate],
 
 
 def memo_sources_refreshed(text: str, chunks: Sequence[RetrievedChunk]) -> str:
-    """``text`` (a memo) with its Sources section rebuilt from the citations it now holds
-    and its issue and level headings left empty dropped: for an editor that deletes
-    claims after the memo is written (the Critic). A text without a "## Sources"
+    """``text`` (a memo) with its Sources section rebuilt from the citations it now holds,
+    its issue and level headings left empty dropped, and an emptied Discussion or
+    Requirements section given its placeholder: for an editor that deletes claims after
+    the memo is written (the Critic). A text without a "## Sources"
     section is returned unchanged."""
     m = re.search(r"^## Sources[ \t]*\n.*?(?=^## |\Z)", text, re.M | re.S)
     if not m:
@@ -603,6 +603,11 @@ def memo_sources_refreshed(text: str, chunks: Sequence[RetrievedChunk]) -> str:
         if pruned == body:
             break
         body = pruned
+    # A claim section the editor emptied says so, as a freshly written memo would.
+    placeholders = (("Discussion", NO_DISCUSSION), ("Requirements and permits", NO_REQUIREMENTS))
+    for heading, placeholder in placeholders:
+        body = re.sub(rf"^(## {heading}[ \t]*\n)\s*(?=^## |\Z)",
+                      lambda g, p=placeholder: f"{g.group(1)}\n{p}\n\n", body, flags=re.M)
     sources = _sources(_in_citation_order(body, chunks))
     return f"{body}## Sources\n\n{sources}{text[m.end():]}"
 

@@ -548,5 +548,3 @@ def _title(question: str) -> str:
     return _escaped(title[:120] + ("…" if len(title) > 120 else ""))
 
 
-def _source_heading(chunk: RetrievedChunk) -> str:
-    return chunk.citation_label or chunk.document_title

@@ -19,6 +19,7 @@ from sessions.memo import (
     memo_sources_refreshed,
     memo_subject,
 )
+from sessions.memo_evaluation import has_structure
 from sessions.memo_evaluation import memo_sections as sections
 from sessions.models import RunStatus
 from sessions.selectors import turn_ledger
@@ -226,3 +227,15 @@ def test_sources_follow_the_citations_after_an_editor_deletes_a_claim(demo_works
         any(pinpoints[i] == pinpoints[dropped] for i in cited_ids(refreshed))
     assert len(listed.splitlines()) <= len(dict.fromkeys(cited_ids(refreshed)))
     assert refreshed.split("## Sources")[0] .count("[cite:") == refreshed.count("[cite:")
+
+
+def test_a_section_the_critic_emptied_gets_its_placeholder_back():
+    memo = ("# MEMORANDUM\n\n**To:** [Recipient]\n\n**From:** [Author]\n\n**Date:** May 1, 2026\n\n"
+            "**Re:** Docks\n\n## Question Presented\n\nAre docks allowed?\n\n## Short Answer\n\n"
+            "Docks are allowed [cite:aaaaaaaaaaaa].\n\n## Discussion\n\n### Docks\n\n#### Municipal\n\n"
+            "## Requirements and permits\n\n## Open questions\n\nNone.\n\n## Sources\n\n- Ord. 1\n")
+    refreshed = memo_sources_refreshed(memo, [])
+    body = sections(refreshed)
+    assert body["Discussion"].startswith("See the Short Answer") and "### Docks" not in refreshed
+    assert body["Requirements and permits"].startswith("Not found in available sources")
+    assert has_structure(refreshed)  # no section left empty
