@@ -51,16 +51,17 @@ class ExportResult:
 def session_render(*, session: ResearchSession, fmt: str, user=None,
                    memo: MemoFields | None = None) -> tuple[bytes, dict]:
     """``session`` rendered as ``fmt`` without recording anything: ``(file bytes, the
-    ciq.session/1 data it was rendered from)``. ``memo``: To / From / Date / Re values
-    for the header of a Draft memo (``exports.memo``), put in the file only. Raises
+    ciq.session/1 data)``. ``memo``: To / From / Date / Re values for the header of a
+    Draft memo (``exports.memo``), put in a Markdown, PDF or Word file only: the JSON
+    export is the sealed record, whose ``answer_markdown`` must match the turn's audit
+    seal and event log, so it keeps the stored memo. Raises
     ``ValidationError({"format": ...})`` for an unknown format. ``session_export`` and
     ``manage.py export_benchmark`` use it."""
     if fmt not in FORMATS:
         raise ValidationError({"format": f"Unknown export format {fmt!r}: use one of {', '.join(FORMATS)}."})
     data = session_data(session=session, user=user, exported_at=timezone.now())
-    if memo:
-        data = data_with_memo_fields(data, memo)
-    return RENDERERS[fmt](data), data
+    shown = data_with_memo_fields(data, memo) if memo and fmt != "json" else data
+    return RENDERERS[fmt](shown), data
 
 
 def session_export(*, session: ResearchSession, fmt: str, user=None,

@@ -59,6 +59,11 @@ def test_the_docx_and_pdf_exports_open_with_the_memo(memo_session):
 def test_the_json_export_keeps_the_stored_memo(memo_session):
     data = json.loads(session_export(session=memo_session, fmt="json").content)
     assert data["turns"][0]["answer_markdown"].startswith("# MEMORANDUM")
+    # Header values given at export stay out of the sealed record (before, the JSON's
+    # answer differed from its seal and events while it reported the log intact).
+    filled = json.loads(session_export(session=memo_session, fmt="json", memo=MemoFields(to="Jane")).content)
+    assert filled["turns"][0]["answer_markdown"] == data["turns"][0]["answer_markdown"]
+    assert "Jane" not in json.dumps(filled["turns"])
 
 
 def test_an_answer_session_still_opens_with_its_title(demo_workspace, owner):
