@@ -4,8 +4,10 @@
 cited by their one-line heading. :func:`heading_paths_backfill` reads each document's
 stored file again, chunks it, and, when the chunk boundaries are the ones stored (the
 chunker only gained the paths, not new cuts), writes the paths in one transaction per
-document. A document whose file is gone or whose chunks differ is left as it is and
-counted: ingesting it again gives it paths.
+document (``bulk_update``). Files are read as ingest reads them, under its time and
+memory limits (``retrieval.sandbox.extract_bounded``). A document whose file is gone,
+unreadable or whose chunks differ is left as it is and counted: ingesting it again
+gives it paths.
 """
 
 from __future__ import annotations
@@ -13,12 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db import transaction
-
 from ciq.models import Workspace
-from retrieval.chunking import chunk_text
-from retrieval.extract import ExtractionError, extract_text
+from retrieval.extract import ExtractionError
 from retrieval.models import Chunk, Document
+from retrieval.sandbox import extract_bounded
 
 
 @dataclass
@@ -40,27 +40,26 @@ def heading_paths_backfill(*, workspace: Workspace) -> BackfillSummary:
     summary = BackfillSummary()
     documents = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
     for document in documents.iterator():
-        chunks = list(document.chunks.order_by("ordinal"))
+        chunks = list(document.chunks.order_by("ordinal").only("pk", "char_start", "char_end", "heading",
+                                                               "heading_path"))
         if not chunks or any(c.heading_path for c in chunks):
             summary.unchanged += 1
             continue
         path = _file_path(document)
-        try:
-            extracted = extract_text(path) if path else None
+        try:  # under the ingest's time and memory limits: one bad file cannot stop the run
+            _, spans = extract_bounded(path) if path else (None, None)
         except ExtractionError:
-            extracted = None
-        if extracted is None:
+            spans = None
+        if spans is None:
             summary.missing += 1
             continue
-        spans = chunk_text(extracted.text, extracted.page_starts)
         if [(s.char_start, s.char_end, s.heading) for s in spans] != \
                 [(c.char_start, c.char_end, c.heading) for c in chunks]:
             summary.differ += 1
             continue
         for chunk, span in zip(chunks, spans, strict=True):
             chunk.heading_path = list(span.heading_path)
-        with transaction.atomic():
-            Chunk.objects.bulk_update(chunks, ["heading_path"], batch_size=500)
+        Chunk.objects.bulk_update(chunks, ["heading_path"], batch_size=500)  # atomic itself
         summary.updated += 1
         summary.chunks += len(chunks)
     return summary

@@ -190,3 +190,16 @@ def test_the_backfill_gives_older_chunks_their_paths(demo_workspace):
     assert summary.unchanged == demo_workspace.documents.count() - 2
     assert list(ray.chunks.order_by("ordinal").values_list("heading_path", flat=True)) == before
     assert not ordinance.chunks.exclude(heading_path=[]).exists()
+
+
+def test_the_backfill_counts_an_unreadable_file_and_goes_on(demo_workspace, tmp_path, settings):
+    settings.INGEST_ISOLATE = True
+    ray = Chunk.objects.filter(document__workspace=demo_workspace,
+                               heading__startswith="A. Meanings and Intent").first().document
+    pdf = Chunk.objects.filter(document__workspace=demo_workspace, document__mime="application/pdf").first()
+    Chunk.objects.filter(document__in=[ray, pdf.document]).update(heading_path=[])
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\n" + b"\x00garbage" * 50)
+    type(pdf.document).objects.filter(pk=pdf.document_id).update(file="", source_path=str(broken))
+    summary = heading_paths_backfill(workspace=demo_workspace)
+    assert (summary.updated, summary.missing) == (1, 1)  # the broken PDF is counted, Ray County done
