@@ -48,7 +48,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, transaction
 
 # Column (as FTS5 names it) → tsvector weight label; positions of the title come first.
 WEIGHT_LABELS = {"title": "A", "heading": "B", "text": "C"}
@@ -221,14 +221,16 @@ def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
 
 def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
     """Index the document's chunks again under their new ``title`` (the title's terms
-    change the workspace's counts)."""
-    with connection.cursor() as cursor:
+    change the workspace's counts). One transaction, the workspace's lock taken before
+    the chunks are read, so no other write slips between the read and the re-index."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        _serialise(cursor, workspace_id)
         cursor.execute("SELECT c.id, c.text, c.heading FROM retrieval_chunk AS c JOIN retrieval_lexical "
                        "AS l ON l.chunk_id = c.id WHERE c.document_id = %s AND l.workspace_id = %s",
                        [document_id, workspace_id])
         rows = cursor.fetchall()
-    fts_remove(workspace_id, [pk for pk, _, _ in rows])
-    fts_add(workspace_id, [(pk, text, heading, title) for pk, text, heading in rows])
+        fts_remove(workspace_id, [pk for pk, _, _ in rows])
+        fts_add(workspace_id, [(pk, text, heading, title) for pk, text, heading in rows])
 
 
 def fts_drop(workspace_id: int) -> None:
@@ -240,14 +242,17 @@ def fts_drop(workspace_id: int) -> None:
 
 
 def fts_rebuild(workspace_id: int) -> int:
-    """Index the workspace again from its chunks; the number of chunks indexed."""
-    fts_drop(workspace_id)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c JOIN "
-                       "retrieval_document AS d ON d.id = c.document_id WHERE d.workspace_id = %s "
-                       "ORDER BY c.id", [workspace_id])
-        rows = cursor.fetchall()
-    return fts_add(workspace_id, rows)
+    """Index the workspace again from its chunks; the number of chunks indexed. One
+    transaction holding the workspace's lock from the drop to the last row added (in
+    autocommit the drop's lock ended with its statement)."""
+    with transaction.atomic():
+        fts_drop(workspace_id)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c JOIN "
+                           "retrieval_document AS d ON d.id = c.document_id WHERE d.workspace_id = %s "
+                           "ORDER BY c.id", [workspace_id])
+            rows = cursor.fetchall()
+        return fts_add(workspace_id, rows)
 
 
 def fts_document_frequencies(workspace_id: int,
