@@ -164,6 +164,20 @@ class MiniLMEmbedder:
         )
         return np.asarray(matrix, dtype=np.float32)
 
+    def token_vectors(self, text: str) -> tuple[list[tuple[int, int]], np.ndarray]:
+        """Contextual word-piece vectors of ``text``: the character span of each piece and
+        a pieces × 384 matrix of unit vectors (special tokens left out; the text is cut at
+        256 pieces as for :meth:`embed`)."""
+        encoded = self._model.tokenizer(
+            text, return_offsets_mapping=True, truncation=True,
+            max_length=self._model.max_seq_length)
+        vectors = self._model.encode([text], output_value="token_embeddings",
+                                     convert_to_numpy=True, show_progress_bar=False)[0]
+        keep = [i for i, (a, b) in enumerate(encoded["offset_mapping"]) if b > a]
+        matrix = np.asarray(vectors, dtype=np.float32)[keep]
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+        return [tuple(encoded["offset_mapping"][i]) for i in keep], matrix
+
 
 @cache
 def _embedder(name: str) -> Embedder | None:

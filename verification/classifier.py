@@ -22,8 +22,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 
+from verification.alignment import minilm_enabled
 from verification.claim_info import ClaimInfo
 from verification.evidence import PreparedChunk
 from verification.features import MINILM_NAMES, NAMES, PairReading, read_pair
@@ -48,16 +48,6 @@ def learned_enabled() -> bool:
     default until it beats the rule stage on the benchmark's dev split too: see the
     README's "Quality and speed")."""
     return os.environ.get("CIQ_JUDGE_LEARNED", "off").strip().lower() in ("1", "on", "true", "yes")
-
-
-def minilm_enabled() -> bool:
-    """Whether the MiniLM features are used (``CIQ_JUDGE_MINILM``, see the module doc)."""
-    flag = os.environ.get("CIQ_JUDGE_MINILM", "auto").strip().lower()
-    if flag in ("1", "on", "true", "yes"):
-        return True
-    if flag in ("0", "off", "false", "no"):
-        return False
-    return getattr(settings, "CIQ_EMBEDDER", "none") == "minilm"
 
 
 _vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -192,7 +182,7 @@ def reading_for(claim, chunks, *, minilm: bool,
     chunk) against ``chunks`` (``EvidenceChunk``), or None when no evidence sentence shares
     a key word (the Judge then says not_found without asking the classifier)."""
     from verification.claim_info import claim_info
-    from verification.judge import _align, _mark_clashes, _rule_decision, prepare_chunk
+    from verification.judge import _align, prepare_chunk, rule_stage
 
     words = tuple((str(w), float(i)) for w, i in claim.substantive_words)
     info = claim_info(claim.text, words)
@@ -202,6 +192,5 @@ def reading_for(claim, chunks, *, minilm: bool,
     alignment = _align(info, prepared)
     if alignment is None or not alignment.candidates:
         return None
-    _mark_clashes(info, alignment, prepared)
-    decision = _rule_decision(info, alignment, chunks, prepared)
+    decision = rule_stage(claim.text, info, alignment, chunks, prepared)
     return pair_reading(claim.text, info, decision, alignment, prepared, minilm=minilm, idf=idf)

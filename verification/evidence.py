@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ciq.text import STOPWORDS, TOKEN_RE, stem
-from verification.lexicon import MODAL_PLAIN, NUMBER_WORDS, canonical
+from verification.lexicon import IRREGULAR_FORMS, MODAL_PLAIN, NUMBER_WORDS, QUANTIFIERS, canonical
 
 # --------------------------------------------------------------------------------------
 # Text analysis shared by claims and evidence
@@ -100,9 +100,9 @@ def token_term(token: str) -> str | None:
         return str(NUMBER_WORDS[token])
     if token.endswith(("'s", "’s")):
         token = token[:-2]
-    if token in STOPWORDS or token in MODAL_PLAIN or len(token) < 2:
+    if token in STOPWORDS or token in MODAL_PLAIN or token in QUANTIFIERS or len(token) < 2:
         return None
-    return canonical(stem(token))
+    return canonical(stem(IRREGULAR_FORMS.get(token, token)))
 
 
 def token_offsets(text: str) -> list[tuple[str, int]]:

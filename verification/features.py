@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ciq.text import STOPWORDS
-from verification.evidence import Quantity, quantities, token_offsets, token_term
-from verification.lexicon import EXCEPTION, MODAL_PHRASES
+from verification.evidence import Quantity, quantities
+from verification.lexicon import EXCEPTION
+from verification.reading import acting_party, best_sentence, modal_of, negations, parties, terms
 
 NAMES: tuple[str, ...] = (
     "bias", "coverage", "coverage_sentence", "soft_coverage", "missing_anywhere",
@@ -32,19 +32,6 @@ NAMES: tuple[str, ...] = (
 )
 MINILM_NAMES: tuple[str, ...] = ("cos_window", "cos_sentence", "cos_margin")
 
-# Roles that laws and contracts give parties; with capitalised names, the parties.
-ROLE_WORDS = frozenset(
-    """landlord tenant lessor lessee licensor licensee buyer seller purchaser vendor
-    employer employee borrower lender creditor debtor servicer applicant requester
-    requestor consumer issuer bureau director attorney counsel mayor council city county
-    state commission committee authority governor court judge company contractor
-    distributor supplier manufacturer customer client owner agency department board
-    officer institution party parties disclosing receiving recipient indemnifying
-    indemnified individual user provider""".split()
-)
-_NEG_RE = re.compile(
-    r"\b(?:not|no|never|none|nothing|neither|nor|cannot|without|n't|exclude|excludes|"
-    r"excluded|unless)\b|n't\b", re.IGNORECASE)
 _CONDITION_WORDS = ("unless", "except", "only if", "provided that", "if", "subject to",
                     "notwithstanding", "other than")
 
@@ -57,75 +44,6 @@ class PairReading:
     values: list[float]
     clashes: list[str] = field(default_factory=list)
     sentence: str = ""  # the window's sentence that carries the claim
-
-
-_MODAL_OF = dict(MODAL_PHRASES)
-_MODAL_RE = re.compile(
-    r"(?<![\w'])(" + "|".join(re.escape(p) for p, _ in MODAL_PHRASES) + r")(?![\w'])"
-)
-_MULTIWORD_MODAL_RE = re.compile(
-    r"(?<![\w'])(" + "|".join(re.escape(p) for p, _ in MODAL_PHRASES
-                              if " " in p or p in ("cannot", "can't")) + r")(?![\w'])"
-)
-
-
-def modal_of(text: str) -> tuple[str, str]:
-    """The claim's or sentence's first modality — "must", "may", "must_not", "need_not"
-    or "" — and the words that say it (longest phrase at the first position)."""
-    m = _MODAL_RE.search(" ".join(text.lower().split()))
-    return (_MODAL_OF[m.group(1)], m.group(1)) if m else ("", "")
-
-
-def negations(text: str) -> int:
-    """Negation words in ``text`` outside modal phrases ("not more than" counts)."""
-    return len(_NEG_RE.findall(_MULTIWORD_MODAL_RE.sub(" ", text.lower())))
-
-
-def _terms(text: str) -> list[str]:
-    return [t for t in (token_term(tok) for tok, _ in token_offsets(text)) if t]
-
-
-def parties(text: str) -> list[str]:
-    """Parties named in order of first mention: role words and capitalised names (not the
-    first word, not a stopword), as comparison terms."""
-    out: list[str] = []
-    for i, (tok, off) in enumerate(token_offsets(text)):
-        raw = text[off : off + len(tok)]
-        is_name = raw[:1].isupper() and i > 0 and tok not in STOPWORDS and len(tok) > 2
-        if tok in ROLE_WORDS or is_name:
-            term = token_term(tok)
-            if term and term not in out and not term[0].isdigit():
-                out.append(term)
-    return out
-
-
-def _subject(text: str) -> str | None:
-    """The party acting: the last party before the modal, or the agent of a passive
-    ("… shall be billed and collected by Lake Oswego")."""
-    m = re.search(r"\bby (?:the |its |an? )?((?:[A-Z][\w'’]*\s?){1,3}|\w+)", text)
-    modal, phrase = modal_of(text)
-    low = text.lower()
-    at = low.find(phrase) if phrase else -1
-    if m and (at < 0 or m.start() > at) and re.search(r"\b(?:be|been|is|are)\s+\w+ed\b", low):
-        found = parties(m.group(1)) or _terms(m.group(1))
-        if found:
-            return found[0]
-    head = text[:at] if at > 0 else text
-    found = parties(head)
-    return found[-1] if found else None
-
-
-def _best_sentence(claim_terms: set[str], window_text: str) -> str:
-    from verification.evidence import split_sentences
-
-    best, best_score = window_text, -1.0
-    for s, e in split_sentences(window_text):
-        body = window_text[s:e]
-        terms = set(_terms(body))
-        score = len(claim_terms & terms) / (len(claim_terms) or 1)
-        if score > best_score:
-            best, best_score = body, score
-    return best
 
 
 def _quantity_pairs(claim_q: Sequence[Quantity], ev_q: Sequence[Quantity]) -> tuple[float, float, list[str]]:
@@ -157,11 +75,11 @@ def read_pair(
     rewording leaves common words unmatched ("takes effect", "every"), an added detail
     rare ones ("notary", "untreated").
     """
-    claim_terms = _terms(claim)
+    claim_terms = terms(claim)
     cset = set(claim_terms)
-    sentence = _best_sentence(cset, window_text)
-    sent_terms = set(_terms(sentence))
-    win_terms = set(_terms(window_text))
+    sentence = best_sentence(cset, window_text)
+    sent_terms = set(terms(sentence))
+    win_terms = set(terms(window_text))
     cov_sentence = len(cset & sent_terms) / (len(cset) or 1)
     soft = 0
     for t in cset:
@@ -190,7 +108,7 @@ def read_pair(
                        f"{'states' if said == 'negates' else 'negates'}")
 
     c_parties, e_parties = parties(claim), parties(sentence)
-    c_subj, e_subj = _subject(claim), _subject(sentence)
+    c_subj, e_subj = acting_party(claim), acting_party(sentence)
     swap = 0.0
     if c_subj and e_subj and c_subj != e_subj and c_subj in e_parties and e_subj in c_parties:
         swap = 1.0

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from verification.alignment import minilm_enabled
 from verification.claim_info import ClaimInfo, claim_info
-from verification.clash import clash
+from verification.clash import clash, sentence_clash
 from verification.evidence import (
     PreparedChunk,
     Sentence,
@@ -33,6 +34,7 @@ from verification.evidence import (
     split_sentences,
 )
 from verification.models import Verdict
+from verification.reading import best_sentence, terms
 from verification.skeptic import ClaimDraft
 
 # Evidence preparation is re-exported: other code imports it from here.
@@ -46,6 +48,8 @@ WEAK_THRESHOLD = 0.45
 CLASH_GATE = 0.6           # overlap (numbers aside) needed before a clash counts
 OR_PARTIAL = 0.6           # credit of an "A or B" slot when only some alternatives match
 MAX_WINDOW = 2             # sentences per evidence window
+UNIT_WORDS = frozenset("day days week weeks month months year years hour hours minute minutes".split())
+SOFT_WINDOWS = 3           # windows read by meaning (MiniLM), best first
 SNIPPET_CHARS = 400
 
 
@@ -98,6 +102,7 @@ class _Window:
     last: int           # inclusive sentence index
     coverage: float
     clash: str = ""     # human description of a clash, "" when none
+    soft: tuple[int, ...] = ()  # slots matched by meaning, not by word (alignment.py)
 
 
 class RuleJudge:
@@ -281,7 +286,7 @@ def _align(info: ClaimInfo, prepared: Sequence[PreparedChunk]) -> _Alignment | N
 
 
 def _mark_clashes(info: ClaimInfo, alignment: _Alignment,
-                  prepared: Sequence[PreparedChunk]) -> None:
+                  prepared: Sequence[PreparedChunk], claim_text: str) -> None:
     """Step 2: the structured clash checks on the best ten windows that are clearly about
     the same thing. The gate ignores numbers (a changed number is the clash itself) and,
     for an "only X" claim, the restricted scope X (evidence that defines the scope broadly
@@ -297,7 +302,53 @@ def _mark_clashes(info: ClaimInfo, alignment: _Alignment,
         hits = np.array(_slots_present(info, present))
         gate = float((w_gate * hits).sum() / max(w_gate.sum(), 1e-9))
         if gate >= CLASH_GATE:
-            cand.clash = clash(info, sents, prepared[cand.chunk].text)
+            text = prepared[cand.chunk].text
+            cand.clash = clash(info, sents, text) or sentence_clash(
+                claim_text, best_sentence(set(terms(claim_text)), text[sents[0].start : sents[-1].end]),
+                hedged=info.hedged)
+
+
+def _match_by_meaning(info: ClaimInfo, alignment: _Alignment,
+                      prepared: Sequence[PreparedChunk], claim_text: str) -> None:
+    """Step 2b (with MiniLM): the slots a window lacks by word may be said in other words
+    (:mod:`verification.alignment`). For the best few windows without a clash between
+    weak and supported, a slot whose word aligns by meaning (``SOFT_MATCH``) earns its
+    weight. Numbers and names never do (:func:`_meaning_may_match`)."""
+    from verification.alignment import SOFT_MATCH, similarities
+
+    w = alignment.weights
+    looked = 0
+    for cand in alignment.candidates:
+        if looked == SOFT_WINDOWS:
+            break
+        if cand.clash or not WEAK_THRESHOLD <= cand.coverage < SUPPORT_THRESHOLD:
+            continue
+        looked += 1
+        sents = prepared[cand.chunk].sentences[cand.first : cand.last + 1]
+        present = set().union(*(s.all_terms for s in sents))
+        hits = _slots_present(info, present)
+        missing = [k for k, hit in enumerate(hits) if not hit and _meaning_may_match(info, k)]
+        if not missing:
+            continue
+        text = prepared[cand.chunk].text[sents[0].start : sents[-1].end]
+        shared = {t for k, hit in enumerate(hits) if hit for t in info.groups[k]}
+        sims = similarities(claim_text, [info.labels[k] for k in missing], text, shared)
+        matched = [(k, sim) for k, sim in zip(missing, sims, strict=True) if sim >= SOFT_MATCH]
+        if matched:
+            # A slot said in other words earns its weight times the similarity (BERTScore).
+            discount = 1.0 - 0.04 * (cand.last - cand.first)
+            cand.coverage += discount * sum(float(w[k]) * sim for k, sim in matched) / float(w.sum())
+            cand.soft = tuple(k for k, _ in matched)
+    alignment.candidates.sort(key=lambda c: (-c.coverage, c.last - c.first))
+
+
+def _meaning_may_match(info: ClaimInfo, slot: int) -> bool:
+    """Whether a slot may be matched by meaning: not a number, a unit of time ("year" is
+    not "month") or a name (a party, place or title is said or it is not; "Planning
+    Commission" is not "City Council")."""
+    label = info.labels[slot]
+    return (not info.numeric[slot] and not label[:1].isupper() and label.lower() not in UNIT_WORDS
+            and not any(c.isdigit() for c in label))
 
 
 @dataclass
@@ -312,12 +363,14 @@ class _Decision:
     note: str = ""
 
 
-def _ungrounded(info: ClaimInfo, prepared: Sequence[PreparedChunk]) -> list[str]:
-    """Terms of the claim's names and numbers that no evidence sentence holds."""
+def _ungrounded(info: ClaimInfo, prepared: Sequence[PreparedChunk],
+                said: frozenset[str] = frozenset()) -> list[str]:
+    """Terms of the claim's names and numbers that no evidence sentence holds (``said``:
+    terms the evidence says in other words)."""
     anywhere = {t for p in prepared for t in p.index}
     return sorted(
         t for t in info.grounded
-        if t not in anywhere and all(_prefix_row(p, t) is None for p in prepared)
+        if t not in anywhere and t not in said and all(_prefix_row(p, t) is None for p in prepared)
     )
 
 
@@ -335,13 +388,14 @@ def _rule_decision(info: ClaimInfo, alignment: _Alignment, chunks: Sequence[Evid
     best = candidates[0]
     if supporting and (not clashing or supporting[0].coverage >= clashing[0].coverage):
         win = supporting[0]
-        ungrounded = _ungrounded(info, prepared)
+        said = frozenset(t for k in win.soft for t in info.groups[k])
+        ungrounded = _ungrounded(info, prepared, said)
         if ungrounded:
             names = ", ".join(_labels_for(info, ungrounded))
             return _Decision(Verdict.WEAK, 0.8 * win.coverage, win,
                              note=f"the sources never mention {names}")
         window_sents = prepared[win.chunk].sentences[win.first : win.last + 1]
-        if info.predicate and not _has_predicate(info, window_sents):
+        if info.predicate and info.predicate not in said and not _has_predicate(info, window_sents):
             verb = _labels_for(info, [info.predicate])[0]
             return _Decision(Verdict.WEAK, 0.8 * win.coverage, win,
                              note=f"it does not say \"{verb}\"")
@@ -353,6 +407,19 @@ def _rule_decision(info: ClaimInfo, alignment: _Alignment, chunks: Sequence[Evid
     if best.coverage >= WEAK_THRESHOLD:
         return _Decision(Verdict.WEAK, 0.8 * best.coverage, best)
     return _Decision(Verdict.NOT_FOUND, 0.5 * best.coverage, best)
+
+
+def rule_stage(claim_text: str, info: ClaimInfo, alignment: _Alignment,
+               chunks: Sequence[EvidenceChunk], prepared: Sequence[PreparedChunk]) -> _Decision:
+    """Steps 2 and 3 on an alignment: clash checks, matching by meaning (with MiniLM) on
+    windows without a clash, then the rule decision. The classifier reads the pair after
+    these steps, in a turn and in training alike. (Checking clashes again on windows that
+    matching by meaning lifted cost more paraphrases than it caught contradictions on the
+    hand-written training pairs.)"""
+    _mark_clashes(info, alignment, prepared, claim_text)
+    if minilm_enabled():
+        _match_by_meaning(info, alignment, prepared, claim_text)
+    return _rule_decision(info, alignment, chunks, prepared)
 
 
 def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
@@ -367,8 +434,7 @@ def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
     if not alignment.candidates:
         return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
                           reasoning="Not found: no evidence sentence shares the claim's key words.")
-    _mark_clashes(info, alignment, prepared)
-    decision = _rule_decision(info, alignment, chunks, prepared)
+    decision = rule_stage(claim.text, info, alignment, chunks, prepared)
     if learned:
         from verification.classifier import classify
 
@@ -424,6 +490,8 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
                 word_scores[i] = 0.0
 
     hits = _slots_present(info, in_window)
+    for k in win.soft:
+        hits[k] = True
     matched = sum(hits)
     missing = [label for label, hit in zip(info.labels, hits, strict=False) if not hit]
     total = len(info.groups)
@@ -444,6 +512,8 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
         reasoning = f"Partial support: the best evidence matches {share}; missing: {gaps}."
     else:
         reasoning = f"Not found: the best evidence matches only {share}; missing: {gaps}."
+    if win.soft and verdict != Verdict.CONTRADICTED:
+        reasoning += f" Said in other words: {', '.join(info.labels[k] for k in win.soft)}."
     if aligned:
         reasoning += f" {aligned[0].upper()}{aligned[1:]}"
     return _judgement(

@@ -75,7 +75,62 @@ _SYNONYM_GROUPS = [
     "select choose",
     "vicinity nearby",
     "fine penalty punish",
+    # Plain-language equivalents of legal words, after the "Use simple words and phrases"
+    # table of the Federal Plain Language Guidelines (plainlanguage.gov, rev. 1, May 2011).
+    # A group that starts with a word already listed above joins that word's group.
+    "notify advise",
+    "attempt try endeavor endeavour",
+    "assist help aid facilitate",
+    "comply follow obey abide adhere",
+    "demonstrate show prove indicate",
+    "utilize use utilise",
+    "purchase buy procure",
+    "reside live dwell",
+    "remainder rest",
+    "subsequent later following next thereafter",
+    "previous prior earlier preceding former",
+    "sufficient enough adequate",
+    "terminate cease stop discontinue",
+    "entire whole full",
+    "initial first original",
+    "numerous many",
+    "modify change alter amend revise",
+    "preclude prevent",
+    "expend spend",
+    "forfeit lose",
+    "validate confirm verify",
+    "necessary essential",
+    "substantial significant considerable",
+    "designate appoint nominate",
+    "perform carry conduct",
+    "execute sign",
+    "send forward submit dispatch",
+    "furnish give supply",
+    "remuneration compensation pay payment wage salary",
+    "possess hold",
+    "equitable fair",
+    "expedite speed hasten",
+    "exceed surpass",
+    "frequently often",
+    "locate find",
+    "permit let allow authorize authorise",
+    "option choice alternative",
+    "objective aim goal purpose",
+    "portion part",
 ]
+
+# Irregular verb forms Porter stemming leaves apart ("sold" vs "sell"): each maps onto the
+# stem of its base form before the thesaurus applies.
+IRREGULAR_FORMS: dict[str, str] = {
+    "sold": "sell", "sale": "sell", "sales": "sell", "told": "tell", "paid": "pay",
+    "held": "hold", "sent": "send", "kept": "keep", "made": "make", "took": "take",
+    "taken": "take", "gave": "give", "given": "give", "wrote": "write", "written": "write",
+    "bought": "buy", "brought": "bring", "began": "begin", "begun": "begin", "chose": "choose",
+    "chosen": "choose", "found": "find", "met": "meet", "ran": "run", "sought": "seek",
+    "spent": "spend", "won": "win", "withdrew": "withdraw", "withdrawn": "withdraw",
+    "lost": "lose", "laid": "lay", "left": "leave", "meant": "mean", "built": "build",
+    "dealt": "deal", "understood": "understand", "forbade": "forbid", "forbidden": "forbid",
+}
 
 # Words that only carry the modality of a rewording ("is required to" = "shall", "is
 # allowed to" = "may", "is prohibited from" = "shall not"): the stance reads them, and they
@@ -84,6 +139,8 @@ MODAL_PLAIN = frozenset(
     """required require requires obligated obliged allowed permitted entitled prohibited
     forbidden able need needs needed can cannot could""".split()
 )
+# Determiners a rewording uses where legal text says "each", "any" or "all" (stopwords).
+QUANTIFIERS = frozenset("every everyone everything whatever whatsoever whichever".split())
 # Phrases of modality and negation, longest first, each with the stance words it stands
 # for; read on claim and evidence alike (:mod:`verification.features`).
 MODAL_PHRASES: tuple[tuple[str, str], ...] = (
@@ -95,7 +152,9 @@ MODAL_PHRASES: tuple[tuple[str, str], ...] = (
     ("is not allowed to", "must_not"), ("are not allowed to", "must_not"),
     ("is not permitted to", "must_not"), ("may not", "must_not"), ("shall not", "must_not"),
     ("must not", "must_not"), ("cannot", "must_not"), ("can not", "must_not"),
-    ("can't", "must_not"), ("will not", "must_not"), ("is barred from", "must_not"),
+    ("can't", "must_not"), ("will not", "must_not"), ("won't", "must_not"),
+    ("is barred from", "must_not"), ("doesn't have to", "need_not"),
+    ("don't have to", "need_not"), ("isn't required to", "need_not"),
     ("is required to", "must"), ("are required to", "must"), ("has to", "must"),
     ("have to", "must"), ("is obligated to", "must"), ("shall", "must"), ("must", "must"),
     ("will", "must"), ("agrees to", "must"),
@@ -107,8 +166,10 @@ MODAL_PHRASES: tuple[tuple[str, str], ...] = (
 SYNONYMS: dict[str, str] = {}
 for _group in _SYNONYM_GROUPS:
     _stems = [stem(w) for w in _group.split()]
+    # The group's representative is its first word's, so "notify advise" joins "notify".
+    _rep = SYNONYMS.get(_stems[0], _stems[0])
     for _s in _stems:
-        SYNONYMS.setdefault(_s, _stems[0])
+        SYNONYMS.setdefault(_s, _rep)
 
 
 def canonical(stemmed: str) -> str:

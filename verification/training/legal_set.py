@@ -17,6 +17,8 @@ from verification.training.corpus import LABEL_OF_KIND, document_sentences, pass
 DATA = Path(__file__).resolve().parent.parent / "data"
 CLAIMS_FILE = DATA / "legal_claims.json"
 PAIRS_FILE = DATA / "legal_pairs.jsonl"
+# Hand-written training pairs: other documents than the validation set's, same form.
+TRAINING_FILE = DATA / "judge_training_handwritten.json"
 
 
 def _find(sentences: tuple[str, ...], anchor: str) -> int:
@@ -27,30 +29,37 @@ def _find(sentences: tuple[str, ...], anchor: str) -> int:
     raise ValueError(f"anchor not found: {anchor[:80]!r}")
 
 
-def build_legal_set(corpus: Path) -> list[dict]:
-    """Items ``{"id", "dataset": "legal", "doc", "level", "kind", "source", "claim",
-    "label"}`` of the validation set. Raises ``ValueError`` when an anchor is not in its
-    document (the corpus changed)."""
+def build_legal_set(corpus: Path, claims_file: Path = CLAIMS_FILE, *,
+                    dataset: str = "legal") -> list[dict]:
+    """Items ``{"id", "dataset", "doc", "level", "kind", "source", "claim", "label"}`` of
+    a file of hand-written claims (the validation set by default; the hand-written
+    training pairs, :data:`TRAINING_FILE`, have the same form). Raises ``ValueError`` when
+    an anchor is not in its document (the corpus changed)."""
     from verification.training.corpus import manifest
 
     rows = manifest(corpus)
     items = []
-    for p, passage in enumerate(json.loads(CLAIMS_FILE.read_text(encoding="utf-8")), 1):
+    for p, passage in enumerate(json.loads(claims_file.read_text(encoding="utf-8")), 1):
         sentences = document_sentences(corpus / passage["doc"])
         source = passage_around(sentences, _find(sentences, passage["anchor"]))
         for c, (kind, claim) in enumerate(passage["claims"], 1):
             items.append({
-                "id": f"legal-{p:03d}-{c}", "dataset": "legal", "doc": passage["doc"],
+                "id": f"{dataset}-{p:03d}-{c}", "dataset": dataset, "doc": passage["doc"],
                 "level": rows[passage["doc"]]["jurisdiction_level"], "kind": kind,
                 "source": source, "claim": claim, "label": LABEL_OF_KIND[kind],
             })
     return items
 
 
-def write_legal_set(corpus: Path, path: Path = PAIRS_FILE) -> int:
-    """Write :func:`build_legal_set` as JSON Lines; returns the number of items."""
-    items = build_legal_set(corpus)
+def write_jsonl(path: Path, items: list[dict]) -> None:
+    """Write ``items`` as JSON Lines (UTF-8), the format ``evaluate verification`` reads."""
     with path.open("w", encoding="utf-8") as handle:
         for item in items:
             handle.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
+def write_legal_set(corpus: Path, path: Path = PAIRS_FILE) -> int:
+    """Write :func:`build_legal_set` as JSON Lines; returns the number of items."""
+    items = build_legal_set(corpus)
+    write_jsonl(path, items)
     return len(items)

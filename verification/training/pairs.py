@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from verification.evidence import quantities
-from verification.features import parties
+from verification.reading import parties
 from verification.training.corpus import (
     LABEL_OF_KIND,
     document_sentences,

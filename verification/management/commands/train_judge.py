@@ -19,12 +19,20 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, default=WEIGHTS_FILE)
         parser.add_argument("--pairs-out", type=Path,
                             help="Also write the generated training pairs as JSON Lines.")
+        parser.add_argument("--handwritten-out", type=Path,
+                            help="Also write the hand-written training pairs as JSON Lines "
+                                 "(for `evaluate verification`: the training-set figures).")
         parser.add_argument("--no-minilm", action="store_true",
                             help="Only the model without MiniLM features.")
 
     def handle(self, *args, **options):
         from verification.training.fit import train
-        from verification.training.legal_set import write_legal_set
+        from verification.training.legal_set import (
+            TRAINING_FILE,
+            build_legal_set,
+            write_jsonl,
+            write_legal_set,
+        )
         from verification.training.pairs import generate_pairs
 
         corpus: Path = options["corpus"]
@@ -33,10 +41,12 @@ class Command(BaseCommand):
         started = time.perf_counter()
         count = write_legal_set(corpus)
         items = generate_pairs(corpus)
+        handwritten = build_legal_set(corpus, TRAINING_FILE, dataset="handwritten")
+        if options["handwritten_out"]:
+            write_jsonl(options["handwritten_out"], handwritten)
+        items += handwritten
         if options["pairs_out"]:
-            with options["pairs_out"].open("w", encoding="utf-8") as handle:
-                for item in items:
-                    handle.write(json.dumps(item, ensure_ascii=False) + "\n")
+            write_jsonl(options["pairs_out"], items)
         from verification.training.corpus import document_text, manifest
         from verification.training.fit import document_idf
 

@@ -1,0 +1,147 @@
+"""The Judge reading legal language (issue 10), on hand-written claims about real corpus
+sentences (none of them from the validation set's documents): plain words for legal ones,
+modality, polarity and acting-party clashes on the aligned sentence, and, with MiniLM,
+words said in other words."""
+
+import pytest
+
+from tests.conftest import minilm
+from verification.clash import sentence_clash
+from verification.evidence import token_term
+from verification.judge import EvidenceChunk, RuleJudge
+from verification.models import Verdict
+from verification.reading import modals, negative
+from verification.skeptic import ClaimDraft, claim_type, substantive_words
+
+# 12 CFR 1072.170(j), a CUAD maintenance agreement, and Rivergrove Ord. 54-89C.
+APPEAL = ("(j) The Bureau shall notify the complainant of the results of the appeal within 60 "
+          "days of the receipt of the timely appeal.")
+CHARGES = ("MORPHO shall pay all charges under this Agreement, including the total Annual "
+           "Maintenance Charge, within thirty (30) days after receipt of a valid invoice from XIMAGE.")
+LAND = ("A land division that is nonconforming because of a public facility deficiency may not "
+        "be further altered or extended before the public facility deficiency is cured.")
+ORDINANCE_TITLE = ("AN ORDINANCE AMENDING ORDINANCE NO. 16 BY SUBSTITUTING THE NEW PART 2 "
+                   "THEREOF: The Park Advisory Council shall consist of five (5) members.")
+
+
+def _verify(claim: str, evidence: str):
+    chunk = EvidenceChunk("c0ffee000001", evidence)
+    draft = ClaimDraft(claim, claim_type(claim), (0, len(claim)), (chunk.chunk_id,),
+                       substantive_words(claim))
+    return RuleJudge().verify(draft, [chunk])
+
+
+@pytest.mark.parametrize("plain, legal", [
+    ("tell", "notify"), ("told", "notify"), ("try", "endeavor"), ("sold", "sale"),
+    ("whole", "entire"), ("enough", "sufficient"), ("end", "terminate"), ("sign", "execute"),
+])
+def test_plain_words_compare_equal_to_the_legal_ones(plain, legal):
+    assert token_term(plain) == token_term(legal)
+
+
+def test_every_is_a_determiner_like_each():
+    assert token_term("every") is None and token_term("each") is None
+
+
+def test_bounds_and_numbers_are_not_negations():
+    assert not negative("The charge shall be paid not more than 30 days after receipt.")
+    assert not negative("The invoice is due no later than the 15th.")
+    assert not negative(ORDINANCE_TITLE)
+    assert negative("A land division may not be altered.")
+    assert negative("That appraisal does not suffice.")
+
+
+def test_every_modal_verb_of_a_sentence_is_read():
+    assert modals("A home that cannot meet the code has to be removed") == ["must_not", "must"]
+    assert modals("the requester shall have the right to appeal") == ["may"]
+
+
+def test_a_permission_where_the_rule_obliges_is_a_clash():
+    claim = "The Bureau may notify the complainant of the results of the appeal within 60 days."
+    assert sentence_clash(claim, APPEAL) == "claim: \u201cmay\u201d / evidence: \u201cshall\u201d"
+    judgement = _verify(claim, APPEAL)
+    assert judgement.verdict == Verdict.CONTRADICTED
+
+
+def test_a_negated_rule_is_a_clash_and_names_what_differs():
+    claim = ("A nonconforming land division may be further altered before the public "
+             "facility deficiency is cured.")
+    assert "evidence" in sentence_clash(claim, LAND)
+    assert _verify(claim, LAND).verdict == Verdict.CONTRADICTED
+
+
+def test_swapped_parties_are_a_clash():
+    claim = ("XIMAGE shall pay all charges under this Agreement within thirty (30) days after "
+             "receipt of a valid invoice from MORPHO.")
+    assert sentence_clash(claim, CHARGES) == "claim: ximag acts / evidence: morpho acts"
+    assert _verify(claim, CHARGES).verdict == Verdict.CONTRADICTED
+
+
+def test_a_faithful_restatement_is_no_clash():
+    assert sentence_clash("MORPHO must pay all charges within 30 days after it receives a valid "
+                          "invoice from XIMAGE.", CHARGES) == ""
+    assert sentence_clash("The Park Advisory Council shall consist of five members.",
+                          ORDINANCE_TITLE) == ""
+    # "cannot … has to": one of the claim's modalities agrees with the rule's, and "it is
+    # not possible" is as negative as "cannot".
+    assert sentence_clash(
+        "A home that cannot meet this code has to be taken off the site within 15 days.",
+        "If it is not possible for the home to meet this code, it shall be removed from the "
+        "site within 15 days.") == ""
+
+
+def test_a_negation_in_another_item_of_a_list_is_not_the_claims():
+    # The Vapotherm NDA's return clause (ContractNLI doc 575), and the Writer's claim that
+    # joins its lead-in with the first item.
+    clause = ("e. To return Confidential Information, including all copies and records "
+              "thereof, to Vapotherm, at the Receiving Party’s expense, within five (5) "
+              "business days after: (i) receipt of a written request from Vapotherm; (ii) a "
+              "decision by Receiving Party not to enter into any consulting relationship with "
+              "Vapotherm; or, (iii) within thirty (30) days following the termination of this "
+              "Agreement.")
+    claim = ("To return Confidential Information, including all copies and records thereof, to "
+             "Vapotherm, at the Receiving Party’s expense, within five (5) business days "
+             "after: receipt of a written request from Vapotherm.")
+    assert sentence_clash(claim, clause) == ""
+    assert _verify(claim, clause).verdict == Verdict.SUPPORTED
+
+
+def test_a_long_sentence_the_claim_does_not_restate_is_not_read_for_clashes():
+    contract = ("The Recipient shall not disclose the Confidential Information to any third "
+                "party, except to its employees and advisors who need to know it, and shall "
+                "not copy, reproduce or reverse engineer any samples or materials furnished "
+                "by the Discloser under this Agreement.")
+    assert sentence_clash("The Recipient may share information with its employees.", contract) == ""
+
+
+def test_plain_words_count_as_support_without_minilm(settings, monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    judgement = _verify("The Bureau must tell the complainant the results of the appeal "
+                        "within 60 days of receiving a timely appeal.", APPEAL)
+    assert judgement.verdict == Verdict.SUPPORTED
+
+
+@minilm
+def test_words_said_in_other_words_support_a_paraphrase(monkeypatch):
+    from verification.alignment import SOFT_MATCH, similarities
+
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "on")
+    claim = ("MORPHO must pay every charge under this Agreement, the yearly maintenance charge "
+             "included, no later than 30 days after it gets a valid invoice from XIMAGE.")
+    sims = similarities(claim, ["yearly", "gets"], CHARGES)
+    assert min(sims) >= SOFT_MATCH
+    judgement = _verify(claim, CHARGES)
+    assert judgement.verdict == Verdict.SUPPORTED
+    assert "Said in other words:" in judgement.reasoning
+
+
+@minilm
+def test_an_added_detail_is_not_said_in_other_words(monkeypatch):
+    from verification.alignment import SOFT_MATCH, similarities
+
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "on")
+    claim = ("MORPHO shall pay all charges under this Agreement by certified check within "
+             "thirty (30) days after receipt of a valid invoice from XIMAGE.")
+    taken = {token_term(w) for w in ("pay", "charges", "invoice", "receipt", "valid")}
+    assert similarities(claim, ["certified"], CHARGES, taken)[0] < SOFT_MATCH
+    assert _verify(claim, CHARGES).verdict != Verdict.SUPPORTED
