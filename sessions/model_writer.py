@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 from django.conf import settings
 
-from ciq.llm import ChatClient, UsageMeter, json_call
+from ciq.llm import ChatClient, Prompt, UsageMeter, json_call
 from retrieval.models import Lane
-from sessions.prompts import Prompt, answer, compliance, draft, revision, synthesis
+from sessions.prompts import answer, compliance, draft, revision, synthesis
 from sessions.writer import WriteRequest
 
 

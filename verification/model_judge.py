@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from django.conf import settings
 
 from ciq.llm import ChatClient, UsageMeter, json_call
-from sessions.prompts import judge as prompts
 from verification.judge import HELPFUL, SNIPPET_CHARS, STRICT, EvidenceChunk, Judgement, RuleJudge
+from verification.prompts import judge as prompts
 from verification.skeptic import ClaimDraft
 
 

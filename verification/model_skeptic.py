@@ -13,8 +13,8 @@ import re
 from django.conf import settings
 
 from ciq.llm import ChatClient, UsageMeter, json_call
-from sessions.prompts import skeptic as prompts
 from verification.citations import CITE_RE, cited_ids, strip_citations
+from verification.prompts import skeptic as prompts
 from verification.skeptic import ClaimDraft, substantive_words
 
 _TRAILING_CITES_RE = re.compile(r"(?:[\s.;,]*" + CITE_RE.pattern + r")+")

@@ -10,6 +10,23 @@ from types import ModuleType
 from typing import Protocol
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """A system and a user message, with the prompt's name and version (each role's prompt
+    module builds one: ``sessions/prompts/`` for the Writer and Critic,
+    ``verification/prompts/`` for the Skeptic and Judge)."""
+
+    name: str
+    version: str
+    system: str
+    user: str
+
+    @property
+    def tag(self) -> str:
+        """``"answer@2"``: what the trace records for the call."""
+        return f"{self.name}@{self.version}"
+
+
 class LLMError(RuntimeError):
     """A provider call that failed for good (after the SDK's own retries).
 

@@ -1,5 +1,6 @@
-"""Prompts, one module per role, each with its ``PROMPT_VERSION`` (DESIGN.md §2: prompts
-belong to ``sessions``). Every module's ``build(...)`` returns a :class:`Prompt`; the
+"""The Writer's and Critic's prompts, one module per role, each with its ``PROMPT_VERSION``
+(the Skeptic's and Judge's live beside their model backends, in ``verification/prompts/``).
+Every module's ``build(...)`` returns a :class:`ciq.llm.Prompt`; the
 version travels with each model call into the reasoning trace.
 
 The context is always rendered by :func:`numbered_context`: passages numbered from 1,
@@ -9,28 +10,12 @@ each with the chunk id the model must cite as ``[cite:ID]``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from retrieval.search import RetrievedChunk
 
 CITE_RULE = ("Cite every factual sentence with the id of the passage it comes from, written "
              "[cite:ID] before the sentence's final period (ID = the 12-character chunk id "
              "shown with the passage, never its number). Several sources: [cite:ID1, ID2].")
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A system and a user message, with the prompt's name and version."""
-
-    name: str
-    version: str
-    system: str
-    user: str
-
-    @property
-    def tag(self) -> str:
-        """``"answer@2"``: what the trace records for the call."""
-        return f"{self.name}@{self.version}"
 
 
 def passage_header(number: int, chunk: RetrievedChunk) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sessions.prompts import CITE_RULE, Prompt, memory_block, numbered_context
+from ciq.llm import Prompt
+from sessions.prompts import CITE_RULE, memory_block, numbered_context
 
 PROMPT_VERSION = "1"
 NO_INFORMATION = "I don't have information about that in the documents."

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from sessions.prompts import CITE_RULE, Prompt, memory_block, numbered_context
+from ciq.llm import Prompt
+from sessions.prompts import CITE_RULE, memory_block, numbered_context
 from sessions.writer import PERMITS_HEADING
 from verification.citations import cited_ids, strip_citations
 

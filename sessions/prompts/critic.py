@@ -14,7 +14,8 @@ from typing import Literal
 
 import pydantic
 
-from sessions.prompts import Prompt, numbered_context
+from ciq.llm import Prompt
+from sessions.prompts import numbered_context
 
 PROMPT_VERSION = "1"
 

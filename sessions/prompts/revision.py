@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sessions.prompts import CITE_RULE, Prompt, numbered_context
+from ciq.llm import Prompt
+from sessions.prompts import CITE_RULE, numbered_context
 
 PROMPT_VERSION = "1"
 

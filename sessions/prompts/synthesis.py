@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pydantic
 
-from sessions.prompts import CITE_RULE, Prompt, memory_block, numbered_context
+from ciq.llm import Prompt
+from sessions.prompts import CITE_RULE, memory_block, numbered_context
 
 PROMPT_VERSION = "1"
 

@@ -5,9 +5,10 @@ import pytest
 
 from retrieval.search import Budget, chunks_retrieve
 from sessions.model_writer import ModelWriter
-from sessions.prompts import answer, compliance, draft, judge, revision, skeptic, synthesis
+from sessions.prompts import answer, compliance, draft, revision, synthesis
 from sessions.prompts.compliance import permits_parse
 from sessions.writer import WriteRequest
+from verification.prompts import judge, skeptic
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 import pydantic
 
-from sessions.prompts import Prompt
+from ciq.llm import Prompt
 
 PROMPT_VERSION = "1"
 ClaimTypeName = Literal["factual", "numeric", "temporal", "comparative", "causal", "policy",
