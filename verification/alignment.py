@@ -49,7 +49,8 @@ def minilm_enabled() -> bool:
 
 
 @cache
-def _model():
+def minilm():
+    """The MiniLM embedder the Judge reads with (one per process; the model loads once)."""
     from retrieval.embedders import MiniLMEmbedder
 
     return MiniLMEmbedder()
@@ -58,7 +59,7 @@ def _model():
 def _token_vectors(text: str) -> tuple[list[tuple[int, int]], np.ndarray]:
     found = _vectors.get(text)
     if found is None:
-        found = _model().token_vectors(text)
+        found = minilm().token_vectors(text)
         _vectors[text] = found
         if len(_vectors) > _CACHE:
             _vectors.popitem(last=False)

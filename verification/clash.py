@@ -63,8 +63,9 @@ def sentence_clash(claim: str, sentence: str, *, hedged: bool = False) -> str:
     # The acting party is read against a modal verb ("Licensee may return …").
     c_subj = acting_party(claim) if c_mod else None
     e_subj = acting_party(sentence) if e_mod else None
-    if c_subj and e_subj and c_subj != e_subj and c_subj in parties(sentence) \
-            and e_subj in parties(claim):
+    # Swapped (each names the other's actor) or replaced (neither does).
+    if c_subj and e_subj and c_subj != e_subj \
+            and (c_subj in parties(sentence)) == (e_subj in parties(claim)):
         return f"claim: {c_subj} acts / evidence: {e_subj} acts"
     return ""
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verification.alignment import minilm_enabled
+from verification.alignment import minilm, minilm_enabled
 from verification.claim_info import ClaimInfo
 from verification.evidence import PreparedChunk
 from verification.features import MINILM_NAMES, NAMES, PairReading, read_pair
@@ -59,18 +59,11 @@ def embed_cached(texts: Sequence[str]) -> list[np.ndarray]:
     the claims of a turn, as chunk vectors would be stored at ingestion)."""
     todo = list(dict.fromkeys(t for t in texts if t not in _vectors))
     if todo:
-        for text, vec in zip(todo, _minilm().embed(todo), strict=True):
+        for text, vec in zip(todo, minilm().embed(todo), strict=True):
             _vectors[text] = vec
             if len(_vectors) > _VECTOR_CACHE:
                 _vectors.popitem(last=False)
     return [_vectors[t] for t in texts]
-
-
-@cache
-def _minilm():
-    from retrieval.embedders import MiniLMEmbedder
-
-    return MiniLMEmbedder()
 
 
 def minilm_features(claim: str, window: str, sentence: str, runner_up: str) -> list[float]:
@@ -192,5 +185,5 @@ def reading_for(claim, chunks, *, minilm: bool,
     alignment = _align(info, prepared)
     if alignment is None or not alignment.candidates:
         return None
-    decision = rule_stage(claim.text, info, alignment, chunks, prepared)
+    decision = rule_stage(claim.text, info, alignment, chunks, prepared, meaning=minilm)
     return pair_reading(claim.text, info, decision, alignment, prepared, minilm=minilm, idf=idf)

@@ -410,14 +410,15 @@ def _rule_decision(info: ClaimInfo, alignment: _Alignment, chunks: Sequence[Evid
 
 
 def rule_stage(claim_text: str, info: ClaimInfo, alignment: _Alignment,
-               chunks: Sequence[EvidenceChunk], prepared: Sequence[PreparedChunk]) -> _Decision:
-    """Steps 2 and 3 on an alignment: clash checks, matching by meaning (with MiniLM) on
-    windows without a clash, then the rule decision. The classifier reads the pair after
+               chunks: Sequence[EvidenceChunk], prepared: Sequence[PreparedChunk], *,
+               meaning: bool) -> _Decision:
+    """Steps 2 and 3 on an alignment: clash checks, matching by meaning (with ``meaning``:
+    MiniLM) on windows without a clash, then the rule decision. The classifier reads the pair after
     these steps, in a turn and in training alike. (Checking clashes again on windows that
     matching by meaning lifted cost more paraphrases than it caught contradictions on the
     hand-written training pairs.)"""
     _mark_clashes(info, alignment, prepared, claim_text)
-    if minilm_enabled():
+    if meaning:
         _match_by_meaning(info, alignment, prepared, claim_text)
     return _rule_decision(info, alignment, chunks, prepared)
 
@@ -434,7 +435,7 @@ def _decide(claim: ClaimDraft, info: ClaimInfo, chunks: Sequence[EvidenceChunk],
     if not alignment.candidates:
         return _judgement(Verdict.NOT_FOUND, 0.0, n_words=n_words,
                           reasoning="Not found: no evidence sentence shares the claim's key words.")
-    decision = rule_stage(claim.text, info, alignment, chunks, prepared)
+    decision = rule_stage(claim.text, info, alignment, chunks, prepared, meaning=minilm_enabled())
     if learned:
         from verification.classifier import classify
 

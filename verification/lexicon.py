@@ -67,7 +67,7 @@ _SYNONYM_GROUPS = [
     # Plain words a rewording uses for legal ones (issue 10: paraphrase recognised).
     "notify tell",
     "terminate end",
-    "obtain get receive",
+    "obtain get receive receipt",
     "request ask",
     "commence begin start initiate",
     "complete finish",
@@ -104,7 +104,7 @@ _SYNONYM_GROUPS = [
     "designate appoint nominate",
     "perform carry conduct",
     "execute sign",
-    "send forward submit dispatch",
+    "send forward submit dispatch mail deliver",
     "furnish give supply",
     "remuneration compensation pay payment wage salary",
     "possess hold",
@@ -139,8 +139,13 @@ MODAL_PLAIN = frozenset(
     """required require requires obligated obliged allowed permitted entitled prohibited
     forbidden able need needs needed can cannot could""".split()
 )
-# Determiners a rewording uses where legal text says "each", "any" or "all" (stopwords).
-QUANTIFIERS = frozenset("every everyone everything whatever whatsoever whichever".split())
+# Determiners a rewording uses where legal text says "each", "any" or "all" (stopwords),
+# and contractions (their negation is read as such: :mod:`verification.reading`).
+QUANTIFIERS = frozenset(
+    """every everyone everything whatever whatsoever whichever can't isn't doesn't don't
+    won't aren't wasn't weren't hasn't haven't hadn't didn't shouldn't wouldn't couldn't
+    mustn't shan't it's they're you're we're there's that's""".split()
+)
 # Phrases of modality and negation, longest first, each with the stance words it stands
 # for; read on claim and evidence alike (:mod:`verification.features`).
 MODAL_PHRASES: tuple[tuple[str, str], ...] = (

@@ -96,13 +96,16 @@ def train(items: Sequence[dict], *, minilm: bool, idf: dict[str, float] | None =
     digest = hashlib.sha256(
         "\n".join(f"{i['source']}\t{i['claim']}\t{i['label']}" for i in items).encode()
     ).hexdigest()[:16]
-    x, y, kept = featurise(items, minilm=minilm, idf=idf)
-    lexical = fit_logistic(x[:, : len(NAMES)], y)
+    # Each model is fitted on the features it will see: the lexical one on the rule stage
+    # without matching by meaning, the MiniLM one with it.
+    x, y, kept = featurise(items, minilm=False, idf=idf)
+    lexical = fit_logistic(x, y)
     out = {"features": list(NAMES), "minilm_features": list(MINILM_NAMES),
            "classes": list(CLASSES), "lexical": lexical,
            "training": {"pairs": len(items), "used": len(kept), "digest": digest,
                         "per_class": np.bincount(y, minlength=len(CLASSES)).tolist()}}
     if minilm:
-        out["minilm"] = fit_logistic(x, y)
+        x_minilm, y_minilm, _ = featurise(items, minilm=True, idf=idf)
+        out["minilm"] = fit_logistic(x_minilm, y_minilm)
     out["idf"] = idf or {}
     return out
