@@ -286,6 +286,12 @@ def _table() -> tuple[dict[tuple[str, ...], tuple[tuple[str, ...], ...]], dict[t
     return {k: tuple(sorted(v)) for k, v in table.items()}, written
 
 
+@lru_cache(maxsize=1)
+def phrases() -> frozenset[tuple[str, ...]]:
+    """Every phrase of the lexicon, as Porter stem tuples."""
+    return frozenset(_phrases())
+
+
 def _phrases() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     return _table()[0]
 

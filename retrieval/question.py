@@ -18,13 +18,17 @@ sentence choice of the extractive Writer, and the relevance judgement of every c
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from lemminflect import getAllLemmas
+
 from ciq.text import STOPWORDS, content_terms, stem, tokenize
 from retrieval.lexicon import alternatives, longest_phrases, written
+from retrieval.lexicon import phrases as lexicon_phrases
 
 
 class FactKind(StrEnum):
@@ -168,6 +172,10 @@ class Facet:
     # service, so an answering sentence (or its heading) must hold every one
     # (:func:`key_terms`).
     keys: tuple[Term, ...] = ()
+    # The act a permission clause asks about ("tow" of "Can the city tow a car …?"),
+    # one of ``terms`` (:func:`action_term`): a sentence about parking cars on streets
+    # does not say whether the city may tow them.
+    action: Term | None = None
 
 
 @dataclass(frozen=True)
@@ -220,7 +228,8 @@ class QuestionAnalysis:
 
         facets = tuple(Facet(f.text, f.kind, tuple(t for t in f.terms if keep(t)),
                              f.focus if f.focus and keep(f.focus) else None, f.unit,
-                             tuple(t for t in f.keys if keep(t)))
+                             tuple(t for t in f.keys if keep(t)),
+                             f.action if f.action and keep(f.action) else None)
                        for f in self.facets)
         return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation, self.places)
 
@@ -244,6 +253,7 @@ class QuestionAnalysis:
             "situation": self.situation, "places": [code for code, _ in self.places],
             "facets": [{"text": f.text, "kind": f.kind, "focus": f.focus.key if f.focus else "",
                         "unit": f.unit, "keys": [t.key for t in f.keys],
+                        "action": f.action.key if f.action else "",
                         "terms": [t.key if t.weight == 1.0 else f"({t.key})" for t in f.terms]}
                        for f in self.facets],
         }
@@ -376,6 +386,83 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
     return tuple(keys.values())
 
 
+# Verbs that carry little of what is asked ("Can I put my kayak in …", "Can my client run
+# a dog boarding business …", "Can I build a deck …"): the object names the act ("decks
+# are permitted in rear yards"), so they are not required.
+LIGHT_VERBS = frozenset("""
+    be have do get make take give go put run use keep hold let set come add open start
+    turn bring leave stay see try work help move own find look build construct install
+    erect place locate operate conduct maintain establish create sit stand lie remain rest
+    live""".split())
+_SUBJECT_PRONOUNS = frozenset("i we you they he she it someone somebody anyone anybody one".split())
+_NOT_BEFORE_VERB = frozenset("""
+    a an the my our your his her their its this that these those of in on at for by with
+    to from any some no every each""".split())
+_PERMISSION_OPENING_RE = re.compile(
+    r"(?:^|[,;]\s*)(?:can|could|may|might)\s+(?P<rest>.+)$"
+    r"|\b(?:allowed|permitted|legal|lawful|ok|okay|able)\s+(?:for\s+.{1,60}?\s+)?to\s+(?P<act>.+)$"
+    r"|\b(?:let|allow|permit)s?\s+(?:me|us|you|them|him|her|it|people|residents|owners|tenants)\s+"
+    r"(?:to\s+)?(?P<obj>.+)$", re.I)
+_CLAUSE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_PARTICLES = ("back", "out", "off", "up", "down", "over", "away")
+MAX_SUBJECT_WORDS = 8
+
+
+def _base_verb(word: str) -> bool:
+    """Whether ``word`` (lowercase) is an English verb in its base form (lemminflect's
+    lexicon)."""
+    return word in getAllLemmas(word).get("VERB", ())
+
+
+def asked_verb(clause: str) -> str:
+    """The verb of the act a permission clause asks about (lowercase, base form) or "":
+    the verb after "can/could/may" and its subject ("Can the city of Rivergrove tow a
+    car …" → "tow"), after "allowed/legal to" or after "let/allow me". The subject is
+    skipped as a pronoun or as the words up to the first base-form verb (lemminflect's
+    lexicon) that does not follow a determiner or a preposition, at most
+    :data:`MAX_SUBJECT_WORDS`; names (capitalised) never end it. "" for a
+    :data:`LIGHT_VERBS` verb ("put", "run": the object names the act)."""
+    m = _PERMISSION_OPENING_RE.search(clause)
+    if not m:
+        return ""
+    words = _CLAUSE_WORD_RE.findall(m.group("act") or m.group("obj") or "")
+    verb = words[0].lower() if words else ""
+    if m.group("rest"):
+        words = _CLAUSE_WORD_RE.findall(m.group("rest"))
+        verb = ""
+        if words and words[0].lower() in _SUBJECT_PRONOUNS:
+            verb = words[1].lower() if len(words) > 1 else ""
+        else:
+            for before, word in itertools.pairwise(words[:MAX_SUBJECT_WORDS + 1]):
+                if word[0].islower() and before.lower() not in _NOT_BEFORE_VERB and _base_verb(word):
+                    verb = word
+                    break
+    return verb if verb and verb not in LIGHT_VERBS and _base_verb(verb) else ""
+
+
+def action_term(clause: str, terms: Sequence[Term]) -> tuple[Term | None, tuple[Term, ...]]:
+    """(the act a permission clause asks about, the clause's terms) given its topic
+    ``terms``: the term holding :func:`asked_verb`, with every phrasing that says the act.
+    A phrasal verb split by its object ("ship the parts back") means what the phrase
+    means ("return"), and its particle is no topic of its own; a term of the clause whose
+    phrasings hold the act ("vacationers", a phrasing of "rent by the night") says it in
+    its own words ("transient lodging"). The act's term in the returned terms carries the
+    same phrasings. (None, ``terms``) when there is no act or it is no topic term."""
+    verb = asked_verb(clause)
+    verb_stem = stem(verb) if verb else ""
+    term = next((t for t in terms if verb_stem and verb_stem in t.stems), None)
+    if term is None:
+        return None, tuple(terms)
+    later = content_terms(clause[clause.lower().find(verb) + len(verb):])
+    particles = [p for p in _PARTICLES if p in later and (verb_stem, p) in lexicon_phrases()]
+    extra = [alt for p in particles for alt in alternatives((verb_stem, p))]
+    extra += [alt for t in terms if t is not term and any(verb_stem in a for a in t.alternatives)
+              for alt in t.alternatives]
+    action = Term(term.stems, tuple(dict.fromkeys(term.alternatives + tuple(extra))), term.weight, term.told)
+    rest = tuple(action if t is term else t for t in terms if len(t.stems) > 1 or t.stems[0] not in particles)
+    return action, rest
+
+
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“])")
 _ASKING_RE = re.compile(r"^\W*(?:what|how|when|where|who|whom|whose|which|why|whether|can|could|may"
                         r"|must|do|does|did|is|are|was|were|will|would|should|shall|has|have|had"
@@ -433,15 +520,17 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         if facets and not terms:
             previous = facets[-1]
             kind = previous.kind if kind == FactKind.GENERAL else kind
-            facets[-1] = Facet(f"{previous.text}; {clause}", previous.kind, previous.terms, previous.focus,
-                               previous.unit, previous.keys)
+            facets[-1] = replace(previous, text=f"{previous.text}; {clause}")
             if kind != previous.kind:
                 facets.append(Facet(clause, kind, previous.terms))
             continue
         if facets and kind == FactKind.GENERAL:
             kind = facets[-1].kind
+        action = None
+        if kind == FactKind.PERMISSION:
+            action, terms = action_term(clause, terms)
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
-                            key_terms(clause, terms)))
+                            key_terms(clause, terms), action))
     if not facets:
         facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
     situation_terms = topic_terms(situation)
@@ -457,8 +546,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         for term in situation_terms:
             if term.key not in own:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))
-        result.append(Facet(facet.text, facet.kind, facet.terms + tuple(shared.values()), facet.focus,
-                            facet.unit, facet.keys))
+        result.append(replace(facet, terms=facet.terms + tuple(shared.values())))
     years = tuple(dict.fromkeys(YEAR_RE.findall(question)))
     return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),
                             years=years, situation=situation)

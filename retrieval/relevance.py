@@ -20,7 +20,10 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    heading and document title, which name the schedule or the list a row belongs to):
    "Building Permit (City Fee): $25" holds every word of "What's the city fee for a sign
    permit?" but the one that says which permit, so it is related, not an answer. A key
-   the documents never use is still required: a near miss stays a near miss.
+   the documents never use is still required: a near miss stays a near miss. The act a
+   permission question asks about (``Facet.action``: "tow" of "Can the city tow a car
+   parked on the street …?") is required the same way: a sentence on street parking
+   says nothing of towing.
 
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
 picks its sentences by it, and the verifier judges every claim by it
@@ -253,7 +256,8 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         # the sentence is about.
         topical = [t for t in facet.terms if t.weight == 1.0 and not all(s.isdigit() for s in t.stems)]
         own = not topical or any(_holds(t, stems) for t in topical)
-        keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in facet.keys)
+        required = facet.keys + ((facet.action,) if facet.action else ())
+        keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in required)
         if c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)

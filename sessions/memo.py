@@ -74,6 +74,7 @@ from sessions.writer import (
     _facet_key,
     candidates_for,
     cite,
+    related_list,
     select,
 )
 from verification.citations import cited_ids
@@ -664,10 +665,9 @@ def memo_not_answered(request: WriteRequest, related: Sequence[Candidate] = (), 
     parts = _header(subject, author=author, today=today)
     parts += ["## Question Presented", _question_presented(subject, issues)]
     parts += ["## Short Answer", " ".join(short), "## Discussion"]
-    shown = [c for c in related if _admissible(c, analysis)][:3]
-    if shown:
-        parts.append(f"### {RELATED_HEADING}")
-        parts.append("\n".join(f"- “{_escaped(c.text)}” — {_escaped(c.chunk.pinpoint)}" for c in shown))
+    listed = related_list([c for c in related if _admissible(c, analysis)])
+    if listed:
+        parts += [f"### {RELATED_HEADING}", listed]
     else:
         parts.append(f"{PARTIAL_GAP}.")
     parts += ["## Requirements and permits", NO_REQUIREMENTS]

@@ -50,6 +50,7 @@ _REQUIRED_RE = re.compile(
 # Sentence selection (relevance = weighted query-term coverage, see _relevance).
 MIN_RELEVANCE = 0.2  # below this relevance (facet score, or share of weighted terms) a sentence is off-topic
 ANSWER_SENTENCES = 4
+RELATED_SHOWN = 3  # nearest passages quoted under a "Not answered"
 DRAFT_SENTENCES = 18
 PER_CHUNK_LIMIT = {"answer": 2, "draft": 4}
 REDUNDANCY_PENALTY = 0.6  # MMR-style (Carbonell & Goldstein 1998) weight of term overlap
@@ -368,6 +369,12 @@ def _facet_key(c: Candidate, facet: int) -> tuple:
     return (round(coverage, 1), round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
 
 
+def _repeats(c: Candidate, picked: Sequence[Candidate]) -> bool:
+    """Whether ``c`` says what a picked sentence says: a list item alone and joined to
+    its introduction, a sentence with and without its heading."""
+    return any(c.text.rstrip(".") in p.text or p.text.rstrip(".") in c.text for p in picked)
+
+
 def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
                      limit: int) -> tuple[list[Candidate], list[int]]:
     """The sentences of an Answer and the facets no sentence addresses.
@@ -380,8 +387,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     picked: list[Candidate] = []
     missing: list[int] = []
 
-    def repeats(c: Candidate) -> bool:  # a list item alone and joined to its introduction
-        return any(c.text.rstrip(".") in p.text or p.text.rstrip(".") in c.text for p in picked)
+    def repeats(c: Candidate) -> bool:
+        return _repeats(c, picked)
 
     for i in range(len(analysis.facets)):
         if any(i in c.facets.addressed for c in picked):
@@ -404,6 +411,16 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     return picked, missing
 
 
+def related_list(related: Sequence[Candidate]) -> str:
+    """Markdown bullets quoting the first :data:`RELATED_SHOWN` of ``related`` (best
+    first) that say something new, each with its pinpoint citation; "" when none."""
+    shown: list[Candidate] = []
+    for c in related:
+        if len(shown) < RELATED_SHOWN and not _repeats(c, shown):
+            shown.append(c)
+    return "\n".join(f"- “{_escaped(c.text)}” — {_escaped(c.chunk.pinpoint)}" for c in shown)
+
+
 def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) -> str:
     """The Markdown of a turn the passages do not answer: the plain statement first, what
     was searched, then the nearest passages under :data:`RELATED_HEADING` (quoted with
@@ -417,10 +434,9 @@ def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) 
     parts = [f"{NOT_ANSWERED}: the documents searched do not state this ({_title(asked)})."]
     if request.searched:
         parts.append(request.searched)
-    if related:
-        parts.append(f"## {RELATED_HEADING}")
-        parts.append("\n".join(
-            f"- “{_escaped(c.text)}” — {_escaped(c.chunk.pinpoint)}" for c in related[:3]))
+    listed = related_list(related)
+    if listed:
+        parts += [f"## {RELATED_HEADING}", listed]
     return "\n\n".join(parts)
 
 

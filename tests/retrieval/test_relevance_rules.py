@@ -132,3 +132,46 @@ def test_a_number_glued_to_the_word_before_it_is_still_a_period():
                 "abandonment of use will be presumed.")
     assert slot_present("deadline", sentence, unit="day")
     assert not slot_present("deadline", "The property has been vacant for years.", unit="day")
+
+
+@pytest.mark.parametrize("question, act", [
+    ("Can the city of Rivergrove tow a car parked on the street for more than two days?", "tow"),
+    ("Is it legal for a landlord to enter my apartment without notice?", "enter"),
+    ("May a debt collector call me at work?", "call"),
+    ("Does the town let me demolish a garage on my lot?", "demolish"),
+    ("Can I tip off the county about a junk car without giving my name?", "tip"),
+    # the object names the act: "decks are permitted in rear yards" answers it
+    ("Can I build a deck in my back yard?", None),
+    ("Can my client run a dog grooming business from home?", None),
+    ("Are dogs allowed off leash in the park?", None),
+])
+def test_a_permission_question_names_the_act_it_asks_about(question, act):
+    action = question_analyse(question).facets[0].action
+    assert (action.key if action else None) == act
+    if act == "tip":  # "tip off" is a phrasing of "report"
+        assert ("report",) in action.alternatives
+
+
+def test_a_sentence_about_the_situation_does_not_answer_whether_the_act_is_allowed():
+    analysis = question_analyse("Can the city tow a car parked on the street for more than two days?")
+    idf = {"citi": 1.5, "tow": 6.0, "car": 3.0, "park": 2.5, "street": 2.5}
+    # Every word of the question but the act: "parking", "cities", "on-street", "vehicle".
+    parking = ("Other forms of parking, such as on-street parking and fleet parking, can be exempted "
+               "from maximum parking standards by cities and counties.")
+    assert sentence_relevance(analysis, parking, idf=idf).addressed == ()
+    towing = ("A vehicle parked on a city street for more than 72 hours may be towed and stored at "
+              "the owner's expense.")
+    assert sentence_relevance(analysis, towing, idf=idf).addressed == (0,)
+    # The act may stand in the section heading, as a key term may.
+    assert sentence_relevance(analysis, "A car left on a street more than 72 hours may be removed.",
+                              context="Towing of abandoned vehicles", scope="Towing of abandoned vehicles",
+                              idf=idf).addressed == (0,)
+
+
+def test_a_phrasal_verb_split_by_its_object_means_what_the_phrase_means():
+    analysis = question_analyse("Can the distributor ship unsold parts back to the maker for credit?")
+    action = analysis.facets[0].action
+    assert action.key == "ship" and ("return",) in action.alternatives
+    returned = "Distributor may return up to ten percent of its inventory of Products for credit each year."
+    assert sentence_relevance(analysis, returned, idf={"ship": 4.0, "unsold": 5.0, "part": 2.0,
+                                                       "maker": 3.0, "credit": 3.0}).addressed == (0,)

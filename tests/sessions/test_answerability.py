@@ -85,6 +85,8 @@ def test_a_question_the_documents_answer_leads_with_the_asked_fact(demo_workspac
     ("What interest rate applies to late sewer bills in Rivergrove?", ""),
     # a time of day asked: "15 days prior to the regular meeting" is a period, not a night
     ("What night of the week does the Ray County planning commission meet?", ""),
+    # parking rules for cars and streets, nothing on towing: the act asked is missing
+    ("Can the city of Rivergrove tow a car parked on the street for more than two days?", ""),
 ])
 def test_a_near_miss_says_not_answered_first_and_never_verified(demo_workspace, question, why):
     turn = ask(demo_workspace, question)
