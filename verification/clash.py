@@ -10,14 +10,7 @@ from collections.abc import Sequence
 from verification.claim_info import EXCEPTION_RE, ClaimInfo, stance_of
 from verification.evidence import Sentence, token_offsets, token_term
 from verification.lexicon import RESTRICTIVE
-from verification.reading import (
-    acting_party,
-    modal_of,
-    modals,
-    negative,
-    parties,
-    terms,
-)
+from verification.reading import by_agents, mentions, modal_of, modals, negative, roles, terms
 
 RESTATEMENT = 0.5
 
@@ -60,14 +53,39 @@ def sentence_clash(claim: str, sentence: str, *, hedged: bool = False) -> str:
         said = "negates" if negative(claim) else "states"
         return (f"the claim {said} what the evidence "
                 f"{'states' if said == 'negates' else 'negates'}")
-    # The acting party is read against a modal verb ("Licensee may return …").
-    c_subj = acting_party(claim) if c_mod else None
-    e_subj = acting_party(sentence) if e_mod else None
-    # Swapped (each names the other's actor) or replaced (neither does).
-    if c_subj and e_subj and c_subj != e_subj \
-            and (c_subj in parties(sentence)) == (e_subj in parties(claim)):
-        return f"claim: {c_subj} acts / evidence: {e_subj} acts"
-    return ""
+    return party_clash(claim, sentence)
+
+
+def party_clash(claim: str, sentence: str) -> str:
+    """The parties' roles swapped or replaced between ``claim`` and the evidence
+    ``sentence`` (:func:`verification.reading.roles`, the evidence read around the modal
+    verb that governs the claim's words): one's actor is the other's object ("The Bureau
+    shall inform the official" / "the official … shall inform the Bureau"), or each has
+    another actor and either each names the other's (swapped) or neither does
+    (replaced: "by the City Recorder" / "by the Planning Commission"). Returns the
+    clashing pair ("claim: Bureau acts / evidence: official acts") or "" for none. When
+    one actor is named in the other sentence in a role the reading cannot place, there is
+    no clash: an unread clause is not evidence of a swap."""
+    # "appointed by the City Council" / "to be appointed by the mayor", whatever the
+    # main verbs of the two sentences.
+    evidence_agents = by_agents(sentence)
+    for verb, agent in by_agents(claim).items():
+        other = evidence_agents.get(verb)
+        if other is not None and not agent.same(other):
+            return f"claim: {agent.words} acts / evidence: {other.words} acts"
+    c, e = roles(claim), roles(sentence, set(terms(claim)))
+    if c.agent is None or (e.agent is not None and c.agent.same(e.agent)):
+        return ""
+    if e.agent is None:
+        if any(c.agent.same(m) for m in e.objects):
+            return f"claim: {c.agent.words} acts / evidence: {c.agent.words} is acted towards"
+        return ""
+    pair = f"claim: {c.agent.words} acts / evidence: {e.agent.words} acts"
+    if any(c.agent.same(m) for m in e.objects) or any(e.agent.same(m) for m in c.objects):
+        return pair
+    claim_actor_named = any(c.agent.same(m) for m in mentions(sentence))
+    evidence_actor_named = any(e.agent.same(m) for m in mentions(claim))
+    return pair if claim_actor_named == evidence_actor_named else ""
 
 
 _NEGATIVE_MODALS = ("must_not", "need_not")

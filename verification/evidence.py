@@ -120,6 +120,7 @@ _ABBREV = frozenset(
 )
 _BOUNDARY_RE = re.compile(
     r"(?<=[.!?;])[\"'”’)*_]*\s+(?=[*_>\"'“‘(\[]*[A-Z0-9§])"   # end mark, then a capital
+    r"|(?<=[.!?;])[\"'”’)*_]*\s+(?=(?:[-–•]\s+)?\(?[a-z0-9]{1,4}\)\s*[A-Z(])"  # then "(b) The"
     r"|(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])"                          # "Shivaji.Pune" (joined text)
     r"|(?<=[.;:!?])[\"'”’)*_]*[ \t]*\n"                             # line ending a sentence
     r"|\n\s*\n"                                                    # blank line
@@ -142,7 +143,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         cut = m.start()
         before = text[start:cut].rstrip()
         if before.endswith("."):
-            last = re.search(r"([A-Za-z.]+)\.$", before)
+            # an initial or an abbreviation, not the "s" of "Logan's."
+            last = re.search(r"(?<![\w'’])([A-Za-z.]+)\.$", before)
             if last and (last.group(1).lower() in _ABBREV or len(last.group(1)) == 1):
                 continue
         if before:

@@ -18,9 +18,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from verification.clash import party_clash
 from verification.evidence import Quantity, quantities
 from verification.lexicon import EXCEPTION
-from verification.reading import acting_party, best_sentence, modal_of, negations, parties, terms
+from verification.reading import best_sentence, modal_of, negations, parties, terms
 
 NAMES: tuple[str, ...] = (
     "bias", "coverage", "coverage_sentence", "soft_coverage", "missing_anywhere",
@@ -107,13 +108,11 @@ def read_pair(
         clashes.append(f"the claim {said} what the evidence "
                        f"{'states' if said == 'negates' else 'negates'}")
 
-    c_parties, e_parties = parties(claim), parties(sentence)
-    c_subj, e_subj = acting_party(claim), acting_party(sentence)
-    swap = 0.0
-    if c_subj and e_subj and c_subj != e_subj and c_subj in e_parties and e_subj in c_parties:
-        swap = 1.0
-        clashes.append(f"claim: {c_subj} acts / evidence: {e_subj} acts")
-    party_missing = float(any(p not in evidence_terms for p in c_parties))
+    party = party_clash(claim, sentence)
+    swap = float(bool(party))
+    if party:
+        clashes.append(party)
+    party_missing = float(any(p not in evidence_terms for p in parties(claim)))
 
     c_low, s_low = claim.lower(), sentence.lower()
     cond = float(any((re.search(rf"\b{w}\b", c_low) is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from ciq.text import STOPWORDS
 from verification.evidence import split_sentences, token_offsets, token_term
@@ -93,35 +94,157 @@ def terms(text: str) -> list[str]:
 
 
 def parties(text: str) -> list[str]:
-    """Parties named in order of first mention: role words and capitalised names (not the
-    first word, not a stopword), as comparison terms."""
-    out: list[str] = []
+    """The comparison terms of the parties ``text`` names (:func:`mentions`), in order
+    of first mention."""
+    return list(dict.fromkeys(t for m in mentions(text) for t in sorted(m.terms)))
+
+
+# Parties by office, beyond ROLE_WORDS, that rules and contracts name as actors.
+OFFICE_WORDS = frozenset(
+    """official officials body office registry recorder executive agent adviser advisor
+    arbitrator member members complainant developer representative trustee guarantor
+    operator carrier association corporation partnership bank broker dealer collector
+    insurer insured beneficiary holder pilot planner manager administrator secretary
+    treasurer clerk engineer inspector examiner subscriber franchisee franchisor
+    sponsor""".split()
+)
+_PARTY_WORDS = ROLE_WORDS | OFFICE_WORDS | {w + "s" for w in ROLE_WORDS | OFFICE_WORDS}
+_JOIN_WORDS = frozenset({"of", "and", "for", "&"})
+# A passive verb right after the modal ("shall be sent", "may be granted", "are appointed").
+_PASSIVE_RE = re.compile(r"^\s*(?:\w+\s+)?(?:be|been|is|are|was|were)\s+(?:\w+ly\s+)?"
+                         r"(\w+(?:ed|en|wn|nt|id|ld))\b", re.IGNORECASE)
+_BY_PASSIVE_RE = re.compile(r"\b(?:be|been|is|are|was|were)\s+(\w+(?:ed|en|wn))\b(?=\s+by\b)", re.IGNORECASE)
+_PARENTHETICAL_RE = re.compile(
+    r"^\s*(?:at|in|on|upon|with|without|for|by|after|before|within|subject|notwithstanding|however"
+    r"|thereafter|also|then|if|unless|except|where|when|as|to)\b", re.IGNORECASE)
+_BY_AGENT_WINDOW = 40  # characters after the participle in which "by X" names its agent
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A party named in a sentence: its words, its comparison terms ("Planning
+    Commission" → {"plan", "commiss"}), where it starts and ends (character offsets)."""
+
+    words: str
+    terms: frozenset[str]
+    start: int
+    end: int
+
+    def same(self, other: Mention) -> bool:
+        """Whether the two mentions name the same party (the terms of one hold the
+        other's: "the Commission" and "the Planning Commission"; not "City Council" and
+        "Park Advisory Council")."""
+        return self.terms <= other.terms or other.terms <= self.terms
+
+
+def mentions(text: str) -> list[Mention]:
+    """The parties ``text`` names, in order: runs of capitalised words (not a sentence's
+    first word unless in capitals; "of"/"and" may join two: "Department of Aviation")
+    and role or office words ("tenant", "official"). A name followed by "'s" is a
+    modifier of what follows ("the state's official"), not a party."""
+    out: list[Mention] = []
+    run: list[tuple[str, int, int]] = []
+
+    def flush() -> None:
+        while run and run[-1][0] in _JOIN_WORDS:
+            run.pop()
+        found = frozenset(t for t in (token_term(tok) for tok, _, _ in run) if t)
+        if found and not run[-1][0].endswith(("'s", "’s")):
+            out.append(Mention(text[run[0][1]:run[-1][2]], found, run[0][1], run[-1][2]))
+        run.clear()
+
     for i, (tok, off) in enumerate(token_offsets(text)):
         raw = text[off : off + len(tok)]
-        # A capitalised word is a name, except as a sentence's first word (unless in capitals).
-        is_name = (raw[:1].isupper() and (i > 0 or raw.isupper()) and tok not in STOPWORDS
-                   and len(tok) > 2)
-        if tok in ROLE_WORDS or is_name:
-            term = token_term(tok)
-            if term and term not in out and not term[0].isdigit():
-                out.append(term)
-    return out
+        name = raw[:1].isupper() and (i > 0 or raw.isupper()) and tok not in STOPWORDS and len(tok) > 1
+        role = tok in _PARTY_WORDS
+        if name or role or (run and tok in _JOIN_WORDS and raw[:1].islower()):
+            if run and text[run[-1][2]:off].strip():  # punctuation between: a new mention
+                flush()
+            run.append((tok, off, off + len(tok)))
+            if role and not name:
+                flush()
+        elif run:
+            flush()
+    if run:
+        flush()
+    return [m for m in out if not all(t[0].isdigit() for t in m.terms)]
 
 
-def acting_party(text: str) -> str | None:
-    """The party acting: the last party before the modal, or the agent of a passive
-    ("… shall be billed and collected by Lake Oswego")."""
-    m = re.search(r"\bby (?:the |its |an? )?((?:[A-Z][\w'’]*\s?){1,3}|\w+)", text)
-    modal, phrase = modal_of(text)
-    low = text.lower()
-    at = low.find(phrase) if phrase else -1
-    if m and (at < 0 or m.start() > at) and re.search(r"\b(?:be|been|is|are)\s+\w+ed\b", low):
-        found = parties(m.group(1)) or terms(m.group(1))
-        if found:
-            return found[0]
-    head = text[:at] if at > 0 else text
-    found = parties(head)
-    return found[-1] if found else None
+@dataclass(frozen=True)
+class Roles:
+    """Who acts in a sentence and towards whom: the ``agent`` (the subject of the modal
+    verb read, or the "by" agent of a passive; None when unstated) and the ``objects``
+    (the parties named after the verb, up to the next modal verb: "inform the Bureau",
+    "notice to Tripath")."""
+
+    agent: Mention | None
+    objects: tuple[Mention, ...]
+
+
+def roles(text: str, scope: Collection[str] | None = None) -> Roles:
+    """The :class:`Roles` of one sentence, read around its first modal verb ("shall",
+    "may", "will", "is required to", …; with ``scope``, a claim's terms, the first that
+    governs them, see :func:`modals`) or, with none, its first passive verb with "by".
+    The agent is the first party of the main clause before the verb (after the last
+    comma, so "Should Licensor become aware …, Licensor shall report" reads the second),
+    or the party after "by" within :data:`_BY_AGENT_WINDOW` characters of a passive
+    participle ("must be filed by the complainant"); a passive with no "by" has no
+    stated agent."""
+    low = " ".join(text.split())
+    lower = low.lower()
+    found = mentions(low)
+    verbs = list(_MODAL_RE.finditer(lower))
+    governing = [m for m in verbs if _governs(lower, m.end(), scope)]
+    passives = list(_BY_PASSIVE_RE.finditer(low))
+    # "members to be appointed by the mayor": a passive of the claim's verb is read
+    # before a modal verb that governs none of the claim's words.
+    scoped = [m for m in passives if scope is not None and token_term(m.group(1).lower()) in scope]
+    if governing or (verbs and not scoped):
+        modal = (governing or verbs)[0]
+        at, phrase_end = modal.start(), modal.end()
+        passive = _PASSIVE_RE.match(low[phrase_end:])
+        verb_end = phrase_end + (passive.end() if passive else 0)
+    elif scoped or passives:
+        passive = (scoped or passives)[0]
+        at, verb_end = passive.start(), passive.end()
+    else:
+        return Roles(None, ())
+    clause_end = next((m.start() for m in verbs if m.start() > verb_end), len(low))
+    objects = tuple(m for m in found if verb_end <= m.start < clause_end)
+    if passive:
+        by = re.match(rf"^.{{0,{_BY_AGENT_WINDOW}}}?\bby\s+(?:the\s+|its\s+|an?\s+)?", low[verb_end:],
+                      re.IGNORECASE | re.S)
+        agent = next((m for m in objects if by and m.start == verb_end + by.end()), None)
+        return Roles(agent, tuple(m for m in objects if m is not agent))
+    comma = low.rfind(",", 0, at)
+    before = [m for m in found if m.end <= at]
+    main = [m for m in before if m.start > comma]
+    # "The Company, at its option, may …": a phrase between commas leaves the subject
+    # before it; "When a peace officer asks, a scrap metal business must …" has a
+    # subject of its own that names no party, so no agent is read.
+    if not main and (not terms(low[comma + 1:at]) or _PARENTHETICAL_RE.match(low[comma + 1:at])):
+        main = before
+    if not main:  # "Excite will pay Client …": a sentence's first word is its subject
+        first = re.match(r"^\W*([A-Z][\w'’-]+)\s*$", low[:at])
+        if first and first.group(1).lower() not in STOPWORDS:
+            term = token_term(first.group(1).lower())
+            main = [Mention(first.group(1), frozenset({term}), first.start(1), first.end(1))] if term else []
+    return Roles(main[0] if main else None, objects)
+
+
+def by_agents(text: str) -> dict[str, Mention]:
+    """The agents of the passive verbs of ``text`` that name one ("to be appointed by the
+    mayor" → {"appoint": mayor}), by the participle's comparison term."""
+    low = " ".join(text.split())
+    found = mentions(low)
+    agents: dict[str, Mention] = {}
+    for m in _BY_PASSIVE_RE.finditer(low):
+        by = re.match(r"\s+by\s+(?:the\s+|its\s+|an?\s+)?", low[m.end():], re.IGNORECASE)
+        agent = next((x for x in found if by and x.start == m.end() + by.end()), None)
+        verb = token_term(m.group(1).lower())
+        if agent is not None and verb:
+            agents.setdefault(verb, agent)
+    return agents
 
 
 def best_sentence(claim_terms: set[str], window_text: str) -> str:

@@ -6,7 +6,7 @@ words said in other words."""
 import pytest
 
 from tests.conftest import minilm
-from verification.clash import sentence_clash
+from verification.clash import party_clash, sentence_clash
 from verification.evidence import token_term
 from verification.judge import EvidenceChunk, RuleJudge
 from verification.models import Verdict
@@ -73,8 +73,55 @@ def test_a_negated_rule_is_a_clash_and_names_what_differs():
 def test_swapped_parties_are_a_clash():
     claim = ("XIMAGE shall pay all charges under this Agreement within thirty (30) days after "
              "receipt of a valid invoice from MORPHO.")
-    assert sentence_clash(claim, CHARGES) == "claim: ximag acts / evidence: morpho acts"
+    assert sentence_clash(claim, CHARGES) == "claim: XIMAGE acts / evidence: MORPHO acts"
     assert _verify(claim, CHARGES).verdict == Verdict.CONTRADICTED
+
+
+# 12 CFR 1006.5(b), Rivergrove Ord. 16 (Parks), a CUAD sponsorship agreement (GSV Inc.).
+EXEMPT_STATE = ("(b) The appropriate official of any state that receives an exemption shall inform "
+                "the Bureau in writing within 30 days of any change in the state laws referred to "
+                "in § 1006.3(a) and (c) of this part.")
+PARK_COUNCIL = ("The Park Advisory Council shall consist of three members to be appointed by the "
+                "mayor with the approval of the City Council.")
+REVENUE = ("e) Client will pay Excite its variable revenue share payments within thirty (30) days "
+           "after the close of each month.")
+
+
+@pytest.mark.parametrize("claim, evidence, pair", [
+    # the actor of the claim is the one the rule acts towards
+    ("The Bureau shall inform the appropriate official of any exempted state in writing within "
+     "30 days of any change in the state laws.", EXEMPT_STATE,
+     "claim: Bureau acts / evidence: official acts"),
+    # a passive's "by" agent replaced by the party that only approves
+    ("The Park Advisory Council's members are appointed by the City Council with the approval "
+     "of the mayor.", PARK_COUNCIL, "claim: City Council acts / evidence: mayor acts"),
+    # a contract sentence whose subject is its first word
+    ("Excite will pay Client its variable revenue share payments within thirty (30) days after "
+     "the close of each month.", REVENUE, "claim: Excite acts / evidence: Client acts"),
+])
+def test_parties_whose_roles_are_swapped_or_replaced_clash(claim, evidence, pair):
+    assert sentence_clash(claim, evidence) == pair
+    assert _verify(claim, evidence).verdict == Verdict.CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, evidence", [
+    # a possessive names whose official, not another actor
+    ("Within 30 days, an exempt state's appropriate official must inform the Bureau in writing "
+     "of any change in the state laws.", EXEMPT_STATE),
+    # the same agent, passive and active
+    ("The mayor appoints the three members of the Park Advisory Council, with the City "
+     "Council's approval.", PARK_COUNCIL),
+    ("The Park Advisory Council's members are appointed by the mayor.", PARK_COUNCIL),
+    # a subject of its own that names no party: the officer of the condition is not it
+    ("When a police officer asks, a pawnbroker must make the register available.",
+     "Every pawnbroker shall make the register available to any police officer on demand."),
+    # the claim restates the second clause, whose actor is the second party
+    ("The Licensor shall provide quarterly reports to the Licensee.",
+     "The Licensee shall pay royalties to the Licensor, and the Licensor shall provide quarterly "
+     "reports to the Licensee."),
+])
+def test_the_same_actor_in_other_words_is_no_party_clash(claim, evidence):
+    assert party_clash(claim, evidence) == ""
 
 
 def test_a_faithful_restatement_is_no_clash():
@@ -145,3 +192,16 @@ def test_an_added_detail_is_not_said_in_other_words(monkeypatch):
     taken = {token_term(w) for w in ("pay", "charges", "invoice", "receipt", "valid")}
     assert similarities(claim, ["certified"], CHARGES, taken)[0] < SOFT_MATCH
     assert _verify(claim, CHARGES).verdict != Verdict.SUPPORTED
+
+
+def test_a_possessive_before_a_full_stop_ends_the_sentence():
+    """The Logan's Roadhouse sponsorship agreement (CUAD): "… compete with Logan's." is
+    a sentence of its own, not an initial, so the next sentence is read with its own
+    actor and a verbatim quote of it is supported."""
+    evidence = ("SRP may not obtain any associate or secondary sponsors whose products or concepts "
+                "compete with Logan's. Any associate and/or secondary sponsor may promote its role as "
+                "a sponsor by signage, logos or trademarks on the Race Car.")
+    claim = ("Any associate and/or secondary sponsor may promote its role as a sponsor by signage, "
+             "logos or trademarks on the Race Car.")
+    assert party_clash(claim, evidence) != ""  # read as one unit, SRP would be its actor
+    assert _verify(claim, evidence).verdict == Verdict.SUPPORTED
