@@ -440,15 +440,33 @@ def asked_verb(clause: str) -> str:
     return verb if verb and verb not in LIGHT_VERBS and _base_verb(verb) else ""
 
 
-def action_term(clause: str, terms: Sequence[Term]) -> tuple[Term | None, tuple[Term, ...]]:
+_AWAITED_RE = re.compile(r"\b(?:wait|waits|waiting)\b.{0,40}?\b(?:before|until|prior to)\s+"
+                         r"(?:(?:i|we|you|they|he|she|it|someone|one)\s+(?:can|could|may)\s+)?([a-z]+)\b",
+                         re.I)
+
+
+def awaited_verb(clause: str) -> str:
+    """The act a deadline clause's wait runs to (lowercase, base form) or "": "how long
+    must they wait before calling again" → "call". "" for a light verb."""
+    m = _AWAITED_RE.search(clause)
+    if not m:
+        return ""
+    word = m.group(1).lower()
+    verb = next(iter(getAllLemmas(word).get("VERB", ())), "") if word.endswith("ing") else word
+    return verb if verb and verb not in LIGHT_VERBS and _base_verb(verb) else ""
+
+
+def action_term(clause: str, terms: Sequence[Term],
+                verb: str | None = None) -> tuple[Term | None, tuple[Term, ...]]:
     """(the act a permission clause asks about, the clause's terms) given its topic
     ``terms``: the term holding :func:`asked_verb`, with every phrasing that says the act.
     A phrasal verb split by its object ("ship the parts back") means what the phrase
     means ("return"), and its particle is no topic of its own; a term of the clause whose
     phrasings hold the act ("vacationers", a phrasing of "rent by the night") says it in
     its own words ("transient lodging"). The act's term in the returned terms carries the
-    same phrasings. (None, ``terms``) when there is no act or it is no topic term."""
-    verb = asked_verb(clause)
+    same phrasings. (None, ``terms``) when there is no act or it is no topic term.
+    ``verb``: the act's verb when the caller read it (:func:`awaited_verb`)."""
+    verb = asked_verb(clause) if verb is None else verb
     verb_stem = stem(verb) if verb else ""
     term = next((t for t in terms if verb_stem and verb_stem in t.stems), None)
     if term is None:
@@ -529,6 +547,8 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         action = None
         if kind == FactKind.PERMISSION:
             action, terms = action_term(clause, terms)
+        elif kind == FactKind.DEADLINE and awaited_verb(clause):
+            action, terms = action_term(clause, terms, awaited_verb(clause))
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
                             key_terms(clause, terms), action))
     if not facets:

@@ -175,3 +175,17 @@ def test_a_phrasal_verb_split_by_its_object_means_what_the_phrase_means():
     returned = "Distributor may return up to ten percent of its inventory of Products for credit each year."
     assert sentence_relevance(analysis, returned, idf={"ship": 4.0, "unsold": 5.0, "part": 2.0,
                                                        "maker": 3.0, "credit": 3.0}).addressed == (0,)
+
+
+def test_a_wait_runs_to_the_act_the_question_names():
+    analysis = question_analyse("After a debt collector talks to me on the phone, how long do they have to "
+                                "wait before calling me again?")
+    assert analysis.facets[0].action.key == "call"
+    idf = {"wait": 4.0, "call": 2.5, "debt collector": 5.0, "talk": 3.0, "phone": 3.0}
+    # ORS 414: a wait and a collection agency, but no call (a confident wrong answer before).
+    other_wait = ("A health care provider shall wait to receive payment for at least 90 days after "
+                  "submitting the claim before assigning the claim to a collection agency.")
+    assert sentence_relevance(analysis, other_wait, idf=idf).addressed == ()
+    calls = ("A debt collector may not place a telephone call to a person within seven days after "
+             "having had a telephone conversation with the person; the debt collector must wait.")
+    assert sentence_relevance(analysis, calls, idf=idf).addressed == (0,)
