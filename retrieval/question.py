@@ -172,9 +172,10 @@ class Facet:
     # service, so an answering sentence (or its heading) must hold every one
     # (:func:`key_terms`).
     keys: tuple[Term, ...] = ()
-    # The act a permission clause asks about ("tow" of "Can the city tow a car …?"),
-    # one of ``terms`` (:func:`action_term`): a sentence about parking cars on streets
-    # does not say whether the city may tow them.
+    # The act a permission clause asks about ("tow" of "Can the city tow a car …?") or a
+    # wait runs to ("call" of "how long must they wait before calling?"), one of
+    # ``terms`` (:func:`action_term`): a sentence about parking cars on streets does not
+    # say whether the city may tow them.
     action: Term | None = None
 
 
@@ -547,8 +548,8 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         action = None
         if kind == FactKind.PERMISSION:
             action, terms = action_term(clause, terms)
-        elif kind == FactKind.DEADLINE and awaited_verb(clause):
-            action, terms = action_term(clause, terms, awaited_verb(clause))
+        elif kind == FactKind.DEADLINE and (awaited := awaited_verb(clause)):
+            action, terms = action_term(clause, terms, awaited)
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
                             key_terms(clause, terms), action))
     if not facets:

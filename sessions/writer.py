@@ -386,15 +386,11 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     """
     picked: list[Candidate] = []
     missing: list[int] = []
-
-    def repeats(c: Candidate) -> bool:
-        return _repeats(c, picked)
-
     for i in range(len(analysis.facets)):
         if any(i in c.facets.addressed for c in picked):
             continue
         options = [c for c in pool if c.facets and i in c.facets.addressed and c not in picked
-                   and not repeats(c)]
+                   and not _repeats(c, picked)]
         if not options:
             missing.append(i)
             continue
@@ -406,7 +402,7 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         if len(picked) >= limit:
             break
         overlap = max((len(c.terms & p.terms) / max(1, len(c.terms | p.terms)) for p in picked), default=0)
-        if overlap < REDUNDANCY_PENALTY and not repeats(c):
+        if overlap < REDUNDANCY_PENALTY and not _repeats(c, picked):
             picked.append(c)
     return picked, missing
 
@@ -416,7 +412,9 @@ def related_list(related: Sequence[Candidate]) -> str:
     first) that say something new, each with its pinpoint citation; "" when none."""
     shown: list[Candidate] = []
     for c in related:
-        if len(shown) < RELATED_SHOWN and not _repeats(c, shown):
+        if len(shown) == RELATED_SHOWN:
+            break
+        if not _repeats(c, shown):
             shown.append(c)
     return "\n".join(f"- “{_escaped(c.text)}” — {_escaped(c.chunk.pinpoint)}" for c in shown)
 

@@ -296,6 +296,7 @@ def _mark_clashes(info: ClaimInfo, alignment: _Alignment,
         [not num and k not in info.scope_slots for k, num in enumerate(info.numeric)]
     )
     w_gate = w * gate_mask if gate_mask.any() else w
+    claim_terms = set(terms(claim_text))
     for cand in alignment.candidates[:10]:
         sents = prepared[cand.chunk].sentences[cand.first : cand.last + 1]
         present = set().union(*(s.all_terms for s in sents))
@@ -304,7 +305,7 @@ def _mark_clashes(info: ClaimInfo, alignment: _Alignment,
         if gate >= CLASH_GATE:
             text = prepared[cand.chunk].text
             cand.clash = clash(info, sents, text) or sentence_clash(
-                claim_text, best_sentence(set(terms(claim_text)), text[sents[0].start : sents[-1].end]),
+                claim_text, best_sentence(claim_terms, text[sents[0].start : sents[-1].end]),
                 hedged=info.hedged)
 
 

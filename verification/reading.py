@@ -8,8 +8,9 @@ the classifier's features (:mod:`verification.features`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ciq.text import STOPWORDS
 from verification.evidence import split_sentences, token_offsets, token_term
@@ -137,11 +138,13 @@ class Mention:
         return self.terms <= other.terms or other.terms <= self.terms
 
 
-def mentions(text: str) -> list[Mention]:
+@lru_cache(maxsize=4096)
+def mentions(text: str) -> tuple[Mention, ...]:
     """The parties ``text`` names, in order: runs of capitalised words (not a sentence's
     first word unless in capitals; "of"/"and" may join two: "Department of Aviation")
     and role or office words ("tenant", "official"). A name followed by "'s" is a
-    modifier of what follows ("the state's official"), not a party."""
+    modifier of what follows ("the state's official"), not a party. Cached: a claim
+    and its evidence sentence are read several times per verdict."""
     out: list[Mention] = []
     run: list[tuple[str, int, int]] = []
 
@@ -167,7 +170,7 @@ def mentions(text: str) -> list[Mention]:
             flush()
     if run:
         flush()
-    return [m for m in out if not all(t[0].isdigit() for t in m.terms)]
+    return tuple(m for m in out if not all(t[0].isdigit() for t in m.terms))
 
 
 @dataclass(frozen=True)
@@ -212,9 +215,7 @@ def roles(text: str, scope: Collection[str] | None = None) -> Roles:
     clause_end = next((m.start() for m in verbs if m.start() > verb_end), len(low))
     objects = tuple(m for m in found if verb_end <= m.start < clause_end)
     if passive:
-        by = re.match(rf"^.{{0,{_BY_AGENT_WINDOW}}}?\bby\s+(?:the\s+|its\s+|an?\s+)?", low[verb_end:],
-                      re.IGNORECASE | re.S)
-        agent = next((m for m in objects if by and m.start == verb_end + by.end()), None)
+        agent = _by_agent(low, objects, verb_end, _BY_AGENT_WINDOW)
         return Roles(agent, tuple(m for m in objects if m is not agent))
     comma = low.rfind(",", 0, at)
     before = [m for m in found if m.end <= at]
@@ -232,6 +233,13 @@ def roles(text: str, scope: Collection[str] | None = None) -> Roles:
     return Roles(main[0] if main else None, objects)
 
 
+def _by_agent(low: str, found: Sequence[Mention], end: int, window: int) -> Mention | None:
+    """The party of ``found`` right after "by (the)" within ``window`` characters of
+    ``end`` in ``low``, or None."""
+    by = re.match(rf"^.{{0,{window}}}?\bby\s+(?:the\s+|its\s+|an?\s+)?", low[end:], re.IGNORECASE | re.S)
+    return next((m for m in found if by and m.start == end + by.end()), None)
+
+
 def by_agents(text: str) -> dict[str, Mention]:
     """The agents of the passive verbs of ``text`` that name one ("to be appointed by the
     mayor" → {"appoint": mayor}), by the participle's comparison term."""
@@ -239,8 +247,7 @@ def by_agents(text: str) -> dict[str, Mention]:
     found = mentions(low)
     agents: dict[str, Mention] = {}
     for m in _BY_PASSIVE_RE.finditer(low):
-        by = re.match(r"\s+by\s+(?:the\s+|its\s+|an?\s+)?", low[m.end():], re.IGNORECASE)
-        agent = next((x for x in found if by and x.start == m.end() + by.end()), None)
+        agent = _by_agent(low, found, m.end(), 1)
         verb = token_term(m.group(1).lower())
         if agent is not None and verb:
             agents.setdefault(verb, agent)
