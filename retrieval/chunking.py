@@ -105,6 +105,11 @@ class ChunkSpan:
     (at most ``MAX_PATH_DEPTH``; ``()`` when ``heading`` is "").
     ``page_start``/``page_end``: 1-based pages of the first and last character, or
     ``None`` when the text has no pages. ``words``: whitespace-separated tokens.
+    ``sections``: where each section the chunk holds begins, as ``(offset, path)`` pairs
+    (offset in characters from ``char_start``, the heading path in force from there on),
+    in text order; ``()`` when the whole chunk lies in one section. A chunk that packs
+    several short sections is named by the first (``heading``), and these say which
+    section each of its sentences sits in (the pinpoint of a cited sentence).
     """
 
     char_start: int
@@ -114,6 +119,7 @@ class ChunkSpan:
     page_end: int | None
     words: int = 0
     heading_path: tuple[str, ...] = ()
+    sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
 @dataclass(slots=True)
@@ -181,6 +187,7 @@ def chunk_text(
                 page_end=_page_of(page_starts, end - 1),
                 words=sum(u.words for u in group),
                 heading_path=path,
+                sections=_sections(group),
             )
         )
 
@@ -209,6 +216,21 @@ def chunk_text(
         current_words += unit.words
     emit(current)
     return spans
+
+
+def span_sections(span: ChunkSpan) -> list:
+    """``span.sections`` as ``Chunk.sections`` stores it (JSON): ``[[offset, [heading,
+    …]], …]``."""
+    return [[offset, list(path)] for offset, path in span.sections]
+
+
+def _sections(group: list[_Unit]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """``ChunkSpan.sections`` of a chunk's units: where the heading path changes."""
+    marks: list[tuple[int, tuple[str, ...]]] = []
+    for unit in group:
+        if not marks or unit.path != marks[-1][1]:
+            marks.append((unit.start - group[0].start, unit.path))
+    return tuple(marks) if len(marks) > 1 else ()
 
 
 def _main_heading(group: list[_Unit]) -> str:

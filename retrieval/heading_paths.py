@@ -1,10 +1,12 @@
-"""Heading paths for chunks ingested before they were stored (issue 13, item 2).
+"""Heading paths and sections for chunks ingested before they were stored (issue 13,
+item 2).
 
-``Chunk.heading_path`` is written at ingest; chunks ingested earlier hold ``[]`` and are
-cited by their one-line heading. :func:`heading_paths_backfill` reads each document's
-stored file again, chunks it, and, when the chunk boundaries are the ones stored (the
-chunker only gained the paths, not new cuts), writes the paths in one transaction per
-document (``bulk_update``). Files are read as ingest reads them, under its time and
+``Chunk.heading_path`` and ``Chunk.sections`` are written at ingest; chunks ingested
+earlier hold ``[]`` / ``None`` and are cited by their one-line heading, or by the first
+section they hold. :func:`heading_paths_backfill` reads each document's stored file
+again, chunks it, and, when the chunk boundaries are the ones stored (the chunker only
+gained the paths, not new cuts), writes both in one transaction per document
+(``bulk_update``). Files are read as ingest reads them, under its time and
 memory limits (``retrieval.sandbox.extract_bounded``). A document whose file is gone,
 unreadable or whose chunks differ is left as it is and counted: ingesting it again
 gives it paths.
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ciq.models import Workspace
+from retrieval.chunking import span_sections
 from retrieval.extract import ExtractionError
 from retrieval.models import Chunk, Document
 from retrieval.sandbox import extract_bounded
@@ -35,14 +38,15 @@ class BackfillSummary:
 
 
 def heading_paths_backfill(*, workspace: Workspace) -> BackfillSummary:
-    """Write ``heading_path`` on the chunks of ``workspace``'s ready documents that lack
-    one (see the module docstring). Never raises for one document's file."""
+    """Write ``heading_path`` and ``sections`` on the chunks of ``workspace``'s ready
+    documents that lack sections (see the module docstring). Never raises for one
+    document's file."""
     summary = BackfillSummary()
     documents = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
     for document in documents.iterator():
         chunks = list(document.chunks.order_by("ordinal").only("pk", "char_start", "char_end", "heading",
-                                                               "heading_path"))
-        if not chunks or any(c.heading_path for c in chunks):
+                                                               "heading_path", "sections"))
+        if not chunks or all(c.sections is not None for c in chunks):
             summary.unchanged += 1
             continue
         path = _file_path(document)
@@ -59,7 +63,8 @@ def heading_paths_backfill(*, workspace: Workspace) -> BackfillSummary:
             continue
         for chunk, span in zip(chunks, spans, strict=True):
             chunk.heading_path = list(span.heading_path)
-        Chunk.objects.bulk_update(chunks, ["heading_path"], batch_size=500)  # atomic itself
+            chunk.sections = span_sections(span)
+        Chunk.objects.bulk_update(chunks, ["heading_path", "sections"], batch_size=500)  # atomic itself
         summary.updated += 1
         summary.chunks += len(chunks)
     return summary

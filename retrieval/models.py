@@ -6,6 +6,8 @@ table with per-workspace term counts on PostgreSQL) is written by
 documents or workspaces are deleted or retitled on any other path.
 """
 
+from collections.abc import Sequence
+
 from django.db import models
 
 from ciq.models import Workspace
@@ -88,7 +90,8 @@ class Chunk(models.Model):
     ``jurisdiction`` and ``lane`` are copied from the document for filtering.
     ``heading_path`` (a list of strings, outermost first) feeds the pinpoint citation
     (:meth:`pinpoint_heading`): an empty path, as on chunks ingested before it existed,
-    falls back to ``heading`` alone.
+    falls back to ``heading`` alone. ``sections`` says which section each part of a chunk
+    that packs several sits in (:func:`section_path_at`).
     """
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
@@ -104,6 +107,12 @@ class Chunk(models.Model):
         default=list, blank=True,
         help_text="The enclosing headings, outermost first, ending with the heading "
                   "(retrieval.chunking); [] for chunks ingested before issue 13.",
+    )
+    sections = models.JSONField(
+        null=True, blank=True, default=None,
+        help_text="Where each section the chunk holds begins: [[offset, [heading, …]], …] "
+                  "(offset in characters from the chunk's start); [] when the chunk lies in "
+                  "one section; null for chunks ingested before sections were stored.",
     )
     token_count = models.PositiveIntegerField(default=0)
     jurisdiction = models.CharField(max_length=100, db_index=True)
@@ -135,6 +144,20 @@ def heading_for_pinpoint(heading: str | None, path: list[str] | tuple[str, ...] 
     """The heading path (a list, outermost first) when there is one, else ``heading``
     ("" for ``None``): chunks ingested before heading paths keep today's citation."""
     return list(path) if path else (heading or "")
+
+
+def section_path_at(sections: Sequence | None, path: Sequence[str] | None,
+                    offset: int) -> list[str]:
+    """The heading path in force at character ``offset`` of a chunk's text (0-based, from
+    the chunk's start): the last of ``sections`` (``Chunk.sections``: ``[offset, path]``
+    pairs in text order) that begins at or before it, else the chunk's own ``path``
+    (``Chunk.heading_path``). Returns a list, outermost heading first."""
+    current = list(path or ())
+    for start, section_path in sections or ():
+        if start > offset:
+            break
+        current = list(section_path)
+    return current
 
 
 def page_label(start: int | None, end: int | None) -> str:

@@ -113,6 +113,24 @@ _WORD_CHAR_RE = re.compile(r"\w")
 _WORDS_RE = re.compile(r"\w+")
 
 
+# A cited sentence is found in its chunk by its first words (the Critic may shorten the
+# end; markup and line breaks between the words are ignored).
+LOCATE_WORDS = 8
+
+
+def sentence_offset(text: str, sentence: str) -> int | None:
+    """Where ``sentence`` begins in ``text`` (a character offset) or ``None``: its first
+    :data:`LOCATE_WORDS` words, lowercased, found as consecutive words of ``text``, so
+    Markdown markup, list markers and line breaks between them do not matter."""
+    wanted = [w.lower() for w in _WORDS_RE.findall(sentence)][:LOCATE_WORDS]
+    if not wanted:
+        return None
+    matches = list(_WORDS_RE.finditer(text))
+    joined = f' {" ".join(m.group().lower() for m in matches)} '
+    at = joined.find(f' {" ".join(wanted)} ')  # whole words only
+    return None if at < 0 else matches[joined.count(" ", 1, at + 1)].start()
+
+
 def pinpoint_label(*, citation_label: str | None, title: str | None,
                    jurisdiction_level: str | None, heading: str | Sequence[str] | None,
                    page_start: int | None = None, page_end: int | None = None,

@@ -42,8 +42,8 @@ from ciq.models import Workspace
 from ciq.text import content_terms
 from retrieval.index import ChunkIndex, Hit, index_get, query_terms
 from retrieval.jurisdiction import statewide_jurisdictions
-from retrieval.models import Chunk, Lane, heading_for_pinpoint
-from retrieval.pinpoint import pinpoint_label
+from retrieval.models import Chunk, Lane, heading_for_pinpoint, page_label, section_path_at
+from retrieval.pinpoint import pinpoint_label, sentence_offset
 from retrieval.question import QuestionAnalysis
 from retrieval.relevance import sentence_relevance
 
@@ -129,6 +129,8 @@ class RetrievedChunk:
     rank: int = 0
     # The chunk's heading path, outermost first (``Chunk.heading_path``; () before it).
     heading_path: tuple[str, ...] = ()
+    # Where each section the chunk holds begins (``Chunk.sections``; () for one section).
+    sections: tuple = ()
 
     @property
     def pinpoint(self) -> str:
@@ -138,6 +140,28 @@ class RetrievedChunk:
                               jurisdiction_level=self.jurisdiction_level,
                               heading=heading_for_pinpoint(self.heading, self.heading_path),
                               page_start=self.page_start, page_end=self.page_end)
+
+    def cited_pinpoint(self, sentences: Sequence[str]) -> str:
+        """The pinpoint of the sections ``sentences`` (quoted from this chunk) sit in, in
+        order, joined by "; " (the document named once) and followed by the chunk's pages:
+        "Rivergrove Charter (1974) § 41" for a sentence of § 41 in a chunk that opens with
+        § 39, "… § 39; § 41" for one of each. Sentences
+        not found in the chunk's text (:func:`retrieval.pinpoint.sentence_offset`) are
+        left out; with none found, or a chunk in one section, :attr:`pinpoint`."""
+        offsets = [o for o in (sentence_offset(self.text, s) for s in sentences) if o is not None]
+        if not self.sections or not offsets:
+            return self.pinpoint
+        paths = dict.fromkeys(tuple(section_path_at(self.sections, self.heading_path, o))
+                              for o in offsets)
+        def label(heading) -> str:
+            return pinpoint_label(citation_label=self.citation_label, title=self.document_title,
+                                  jurisdiction_level=self.jurisdiction_level, heading=heading)
+
+        name = label("")  # the document alone: named once ("Charter § 39; § 41")
+        first, *rest = dict.fromkeys(label(list(path) or self.heading) for path in paths)
+        rest = [r[len(name) + 1:] if name and r.startswith(f"{name} ") else r for r in rest]
+        return ", ".join(p for p in ("; ".join([first, *rest]), page_label(self.page_start, self.page_end))
+                         if p)
 
     def as_source(self) -> dict:
         """JSON snapshot stored on the turn (``Turn.sources``): the fields and the
@@ -351,6 +375,7 @@ def chunks_retrieve(
                 last_updated=doc.last_updated, bm25=hit.bm25, similarity=round(similarity, 4),
                 recency=fresh, score=round(rerank_score(similarity, fresh), 4),
                 heading_path=tuple(chunk.heading_path or ()),
+                sections=tuple((o, tuple(p)) for o, p in chunk.sections or ()),
             )
         )
     floor = MIN_RELATIVE_SIMILARITY * max((c.similarity for c in candidates), default=0.0)

@@ -36,7 +36,7 @@ from django.db import models, transaction
 from ciq.models import AuditEvent, Workspace
 from ciq.permissions import Action, permission_require
 from ciq.services import audit_record
-from retrieval.chunking import chunk_id_for, chunk_text
+from retrieval.chunking import chunk_id_for, chunk_text, span_sections
 from retrieval.dense import embedding_text, vectors_store
 from retrieval.embedders import Embedder, EmbeddingError, embedder_get, embedder_require
 from retrieval.extract import (
@@ -571,6 +571,7 @@ def _write_document(
                         page_end=span.page_end,
                         heading=span.heading,
                         heading_path=list(span.heading_path),
+                        sections=span_sections(span),
                         token_count=span.words,
                         jurisdiction=document.jurisdiction,
                         lane=document.lane,

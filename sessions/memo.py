@@ -64,6 +64,7 @@ from retrieval.relevance import (
     out_of_place,
 )
 from retrieval.search import RetrievedChunk
+from sessions.pinpoints import quoted_sentences
 from sessions.writer import (
     DRAFT_SENTENCES,
     LEVEL_HEADINGS,
@@ -402,7 +403,8 @@ def requirements(pool: Sequence[Candidate], used: set[str], issues: Sequence[Iss
     for c in leads:
         kind = _requirement_kind(c.text)
         if kind:
-            items.append(f"{_requirement_label(c, kind)}{SEE_SHORT_ANSWER} ({_escaped(c.chunk.pinpoint)}).")
+            pin = _escaped(c.chunk.cited_pinpoint([c.text]))
+            items.append(f"{_requirement_label(c, kind)}{SEE_SHORT_ANSWER} ({pin}).")
     for c in pool:
         if len(items) >= PERMIT_ITEMS:
             break
@@ -448,10 +450,13 @@ def _scope_of(subject: str) -> str:
     return m.group().strip() if m else ""
 
 
-def _sources(cited: Sequence[RetrievedChunk]) -> str:
+def _sources(cited: Sequence[RetrievedChunk], body: str) -> str:
+    """The Sources list: each cited chunk's pinpoint, narrowed to the sections of the
+    sentences ``body`` quotes from it (``sessions.pinpoints``), with its year."""
+    quoted = quoted_sentences(body)
     lines = []
     for chunk in cited:
-        pin = chunk.pinpoint
+        pin = chunk.cited_pinpoint(quoted.get(chunk.chunk_id, ()))
         year = document_date(chunk)
         if year and str(year.year) not in pin:
             pin = f"{pin} ({year.year})"
@@ -526,7 +531,7 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
     parts += ["## Requirements and permits", "\n".join(permits) if permits else NO_REQUIREMENTS]
     parts += ["## Open questions", _open_questions(issues, missing)]
     body = "\n\n".join(parts)
-    parts += ["## Sources", _sources(_in_citation_order(body, request.chunks))]
+    parts += ["## Sources", _sources(_in_citation_order(body, request.chunks), body)]
     return "\n\n".join(parts)
 
 
@@ -609,7 +614,7 @@ def memo_sources_refreshed(text: str, chunks: Sequence[RetrievedChunk]) -> str:
     for heading, placeholder in placeholders:
         body = re.sub(rf"^(## {heading}[ \t]*\n)\s*(?=^## |\Z)",
                       lambda g, p=placeholder: f"{g.group(1)}\n{p}\n\n", body, flags=re.M)
-    sources = _sources(_in_citation_order(body, chunks))
+    sources = _sources(_in_citation_order(body, chunks), body)
     return f"{body}## Sources\n\n{sources}{text[m.end():]}"
 
 

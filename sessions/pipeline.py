@@ -54,6 +54,7 @@ from sessions.events import EventLog
 from sessions.memo import memo_sources_refreshed
 from sessions.memory import WorkingMemory
 from sessions.models import EventType, Mode, Outcome, Revision, RevisionAuthor, RunStatus, Turn
+from sessions.pinpoints import sources_pinpointed
 from sessions.prompts.answer import NO_INFORMATION
 from sessions.prompts.compliance import permits_parse
 from sessions.prompts.revision import Finding
@@ -611,6 +612,7 @@ class TurnRun:
             "retrieval": {"candidates": result.candidates, "kept": len(result.chunks)},
         }
         turn.answer_markdown = cycle.text
+        turn.sources = sources_pinpointed(turn.sources, result.chunks, cycle.verified)
         turn.outcome = outcome_for(coverage)
         addressed = {i for v in cycle.verified if v.supported for i in v.addressed}
         turn.answerability = {

@@ -416,7 +416,7 @@ def related_list(related: Sequence[Candidate]) -> str:
             break
         if not _repeats(c, shown):
             shown.append(c)
-    return "\n".join(f"- “{_escaped(c.text)}” — {_escaped(c.chunk.pinpoint)}" for c in shown)
+    return "\n".join(f"- “{_escaped(c.text)}” — {_escaped(c.chunk.cited_pinpoint([c.text]))}" for c in shown)
 
 
 def not_answered_text(request: WriteRequest, related: Sequence[Candidate] = ()) -> str:

@@ -54,7 +54,8 @@ def session(demo_workspace, owner):
 @pytest.fixture
 def old_session(demo_workspace, owner):
     """A session whose turn ran (and was sealed) before pinpoints were stored."""
-    with mock.patch.object(RetrievedChunk, "as_source", old_as_source):
+    with mock.patch.object(RetrievedChunk, "as_source", old_as_source), \
+            mock.patch("sessions.pipeline.sources_pinpointed", lambda sources, *_: list(sources)):
         turn = session_ask(workspace=demo_workspace, user=owner, question=QUESTION)
     assert turn.status == RunStatus.COMPLETED, turn.error
     assert not any("pinpoint" in s for s in turn.sources)

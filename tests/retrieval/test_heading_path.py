@@ -180,9 +180,9 @@ def test_the_backfill_gives_older_chunks_their_paths(demo_workspace):
     ray = Chunk.objects.filter(document__workspace=demo_workspace,
                                heading__startswith="A. Meanings and Intent").first().document
     before = list(ray.chunks.order_by("ordinal").values_list("heading_path", flat=True))
-    Chunk.objects.filter(document=ray).update(heading_path=[])
+    Chunk.objects.filter(document=ray).update(heading_path=[], sections=None)
     ordinance = Chunk.objects.get(document__workspace=demo_workspace, heading="(A) AUTHORITY").document
-    Chunk.objects.filter(document=ordinance).update(heading_path=[])
+    Chunk.objects.filter(document=ordinance).update(heading_path=[], sections=None)
     first = ordinance.chunks.order_by("ordinal").first()
     Chunk.objects.filter(pk=first.pk).update(char_end=first.char_end - 1)  # chunked otherwise
     summary = heading_paths_backfill(workspace=demo_workspace)
@@ -197,7 +197,7 @@ def test_the_backfill_counts_an_unreadable_file_and_goes_on(demo_workspace, tmp_
     ray = Chunk.objects.filter(document__workspace=demo_workspace,
                                heading__startswith="A. Meanings and Intent").first().document
     pdf = Chunk.objects.filter(document__workspace=demo_workspace, document__mime="application/pdf").first()
-    Chunk.objects.filter(document__in=[ray, pdf.document]).update(heading_path=[])
+    Chunk.objects.filter(document__in=[ray, pdf.document]).update(heading_path=[], sections=None)
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.4\n" + b"\x00garbage" * 50)
     type(pdf.document).objects.filter(pk=pdf.document_id).update(file="", source_path=str(broken))
