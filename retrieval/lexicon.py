@@ -301,6 +301,18 @@ def written(phrase: tuple[str, ...]) -> str:
     return _table()[1].get(phrase, " ".join(phrase))
 
 
+@lru_cache(maxsize=1)
+def _written_phrases() -> frozenset[str]:
+    return frozenset(p.strip().lower() for line in GROUPS.splitlines() for p in line.split("|"))
+
+
+def has_phrase(text: str) -> bool:
+    """Whether ``text`` (any case) is a phrase of :data:`GROUPS` as written: "back out" is,
+    "call off" is not. Stems cannot tell, because particles are stopwords ("call off" and
+    "call" have the same content stems)."""
+    return " ".join(text.lower().split()) in _written_phrases()
+
+
 def longest_phrases(stems: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
     """Non-overlapping lexicon phrases in a stem sequence, longest first at each position:
     ``[(start, end, phrase stems), ...]`` in order (end exclusive)."""

@@ -27,7 +27,7 @@ from enum import StrEnum
 from lemminflect import getAllLemmas
 
 from ciq.text import STOPWORDS, content_terms, stem, tokenize
-from retrieval.lexicon import alternatives, longest_phrases, written
+from retrieval.lexicon import alternatives, has_phrase, longest_phrases, written
 from retrieval.lexicon import phrases as lexicon_phrases
 
 
@@ -394,7 +394,7 @@ LIGHT_VERBS = frozenset("""
     be have do get make take give go put run use keep hold let set come add open start
     turn bring leave stay see try work help move own find look build construct install
     erect place locate operate conduct maintain establish create sit stand lie remain rest
-    live""".split())
+    live act""".split())
 _SUBJECT_PRONOUNS = frozenset("i we you they he she it someone somebody anyone anybody one".split())
 _NOT_BEFORE_VERB = frozenset("""
     a an the my our your his her their its this that these those of in on at for by with
@@ -429,16 +429,23 @@ def asked_verb(clause: str) -> str:
     words = _CLAUSE_WORD_RE.findall(m.group("act") or m.group("obj") or "")
     verb = words[0].lower() if words else ""
     if m.group("rest"):
-        words = _CLAUSE_WORD_RE.findall(m.group("rest"))
-        verb = ""
-        if words and words[0].lower() in _SUBJECT_PRONOUNS:
-            verb = words[1].lower() if len(words) > 1 else ""
-        else:
-            for before, word in itertools.pairwise(words[:MAX_SUBJECT_WORDS + 1]):
-                if word[0].islower() and before.lower() not in _NOT_BEFORE_VERB and _base_verb(word):
-                    verb = word
-                    break
-    return verb if verb and verb not in LIGHT_VERBS and _base_verb(verb) else ""
+        verb = _verb_after_subject(m.group("rest"))
+    return _act(clause, verb)
+
+
+def _verb_after_subject(text: str) -> str:
+    """The verb of ``text``, which opens with the subject of a modal ("the city of
+    Rivergrove tow a car …" → "tow"): after a pronoun subject, else the first base-form
+    verb (lemminflect's lexicon) that does not follow a determiner or a preposition,
+    within :data:`MAX_SUBJECT_WORDS`; names (capitalised) never end the subject. ""
+    when there is none."""
+    words = _CLAUSE_WORD_RE.findall(text)
+    if words and words[0].lower() in _SUBJECT_PRONOUNS:
+        return words[1].lower() if len(words) > 1 else ""
+    for before, word in itertools.pairwise(words[:MAX_SUBJECT_WORDS + 1]):
+        if word[0].islower() and before.lower() not in _NOT_BEFORE_VERB and _base_verb(word):
+            return word
+    return ""
 
 
 _AWAITED_RE = re.compile(r"\b(?:wait|waits|waiting)\b.{0,40}?\b(?:before|until|prior to)\s+"
@@ -446,15 +453,47 @@ _AWAITED_RE = re.compile(r"\b(?:wait|waits|waiting)\b.{0,40}?\b(?:before|until|p
                          re.I)
 
 
-def awaited_verb(clause: str) -> str:
-    """The act a deadline clause's wait runs to (lowercase, base form) or "": "how long
-    must they wait before calling again" → "call". "" for a light verb."""
+# "how many days does a district get to finish …", "how long do I have to register …",
+# "how quickly must a bank investigate …": the act the period is given for.
+_GIVEN_TIME_RE = re.compile(
+    r"\bhow\s+(?:long|soon|quickly|fast|much\s+time|many\s+(?:\w+\s+)?(?:days|weeks|months|years|hours))\b"
+    r".{0,60}?\b(?:(?:have|has|get|gets|need|needs)\s+to\s+(?P<verb>[a-z]+)\b"
+    r"|(?:must|should|shall)\s+(?P<rest>.+)$)", re.I)
+
+
+# Particles that make a phrasal verb whose meaning is not its verb's ("call off" = cancel).
+PHRASAL_PARTICLES = frozenset("off out up down over away back".split())
+
+
+def _act(clause: str, verb: str) -> str:
+    """``verb`` as the act a clause asks about, or "" when it carries too little to
+    require: a light verb, no verb in its base form, or a phrasal verb the lexicon does
+    not know ("call off an international money transfer": requiring "call" would demand
+    a word the rule on cancelling does not hold)."""
+    if not verb or verb in LIGHT_VERBS or not _base_verb(verb):
+        return ""
+    after = re.search(rf"\b{re.escape(verb)}\s+([a-z]+)", clause, re.I)
+    particle = after.group(1).lower() if after else ""
+    if particle in PHRASAL_PARTICLES and not has_phrase(f"{verb} {particle}"):
+        return ""
+    return verb
+
+
+def deadline_verb(clause: str) -> str:
+    """The act a deadline clause gives time for (lowercase, base form) or "": the act a
+    wait runs to ("how long must they wait before calling again" → "call"), else the
+    verb after "have/get/need to" or "must" in a how-long clause ("how many school days
+    does a district get to finish …" → "finish"). "" for a light verb."""
     m = _AWAITED_RE.search(clause)
     if not m:
-        return ""
+        given = _GIVEN_TIME_RE.search(clause)
+        if not given:
+            return ""
+        verb = given.group("verb") or _verb_after_subject(given.group("rest"))
+        return _act(clause, verb.lower())
     word = m.group(1).lower()
     verb = next(iter(getAllLemmas(word).get("VERB", ())), "") if word.endswith("ing") else word
-    return verb if verb and verb not in LIGHT_VERBS and _base_verb(verb) else ""
+    return _act(clause[m.start(1):].replace(word, verb, 1), verb)
 
 
 def action_term(clause: str, terms: Sequence[Term],
@@ -466,7 +505,7 @@ def action_term(clause: str, terms: Sequence[Term],
     phrasings hold the act ("vacationers", a phrasing of "rent by the night") says it in
     its own words ("transient lodging"). The act's term in the returned terms carries the
     same phrasings. (None, ``terms``) when there is no act or it is no topic term.
-    ``verb``: the act's verb when the caller read it (:func:`awaited_verb`)."""
+    ``verb``: the act's verb when the caller read it (:func:`deadline_verb`)."""
     verb = asked_verb(clause) if verb is None else verb
     verb_stem = stem(verb) if verb else ""
     term = next((t for t in terms if verb_stem and verb_stem in t.stems), None)
@@ -548,8 +587,8 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         action = None
         if kind == FactKind.PERMISSION:
             action, terms = action_term(clause, terms)
-        elif kind == FactKind.DEADLINE and (awaited := awaited_verb(clause)):
-            action, terms = action_term(clause, terms, awaited)
+        elif kind == FactKind.DEADLINE and (verb := deadline_verb(clause)):
+            action, terms = action_term(clause, terms, verb)
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
                             key_terms(clause, terms), action))
     if not facets:

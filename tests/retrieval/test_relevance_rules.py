@@ -189,3 +189,36 @@ def test_a_wait_runs_to_the_act_the_question_names():
     calls = ("A debt collector may not place a telephone call to a person within seven days after "
              "having had a telephone conversation with the person; the debt collector must wait.")
     assert sentence_relevance(analysis, calls, idf=idf).addressed == (0,)
+
+
+@pytest.mark.parametrize("question, act", [
+    ("How many days does a tenant get to repair damage after the landlord gives notice?", "repair"),
+    ("How soon must the city respond to a records request?", "respond"),
+    ("How quickly must an employer pay final wages after someone quits?", "pai"),
+    ("How long does a contractor have to file a lien after finishing work?", "file"),
+    ("How many days does a buyer get to back out of a timeshare contract?", "back"),
+    # a light verb: the object names the act ("signs shall be removed within 15 days")
+    ("How long do I have to take down campaign signs after the election?", None),
+    # a phrasal verb the lexicon does not know: "call" is not what the rule says
+    ("How long does a buyer have to call off the purchase of a used car?", None),
+    # no act asked: the period of a thing
+    ("How long is the warranty on a new roof?", None),
+])
+def test_a_deadline_question_names_the_act_it_gives_time_for(question, act):
+    action = question_analyse(question).facets[0].action
+    assert (action.key if action else None) == act
+
+
+def test_a_period_given_for_another_act_does_not_answer_the_deadline():
+    analysis = question_analyse("How many days does a county get to finish a road inspection?")
+    idf = {"counti": 2.0, "finish": 3.0, "road": 3.0, "inspect": 4.0}
+    # Every word of the question but the act, and a period (a confident wrong answer before).
+    scheduled = "The county shall schedule a road inspection within 10 days after receiving the request."
+    assert sentence_relevance(analysis, scheduled, idf=idf).addressed == ()
+    finished = "The county shall finish each road inspection within 30 days after it begins."
+    assert sentence_relevance(analysis, finished, idf=idf).addressed == (0,)
+    # A known phrasal verb is asked as what it means: backing out is cancelling.
+    analysis = question_analyse("How many days does a buyer get to back out of a timeshare contract?")
+    idf = {"buyer": 3.0, "back": 2.0, "timeshar": 6.0, "contract": 2.0}
+    cancel = "A buyer may cancel the contract for a timeshare within 5 days after signing it."
+    assert sentence_relevance(analysis, cancel, idf=idf).addressed == (0,)
