@@ -2,8 +2,9 @@
 finding 4: one small hostile file held the only worker for minutes and gigabytes).
 
 Each file is extracted and chunked in a child process forked from the ingesting one
-(fork: the parsers are already imported, so a file costs a few milliseconds more, not
-an interpreter start). The child sets its own limits before it reads a byte:
+(fork: the parsers are imported before the first fork,
+:func:`retrieval.extract.parsers_import`, so a file costs a few milliseconds more, not an
+interpreter start). The child sets its own limits before it reads a byte:
 
 - address space (``RLIMIT_AS``): what the parent already maps plus
   ``INGEST_MAX_MEMORY_MB``, so an allocation past it fails with ``MemoryError``;
@@ -28,7 +29,7 @@ from pathlib import Path
 from django.conf import settings
 
 from retrieval.chunking import ChunkSpan, chunk_text
-from retrieval.extract import ExtractedText, ExtractionError, extract_text
+from retrieval.extract import ExtractedText, ExtractionError, extract_text, parsers_import
 
 _REASON_CHARS = 300
 
@@ -50,6 +51,7 @@ def extract_bounded(path: Path, work: Callable = extract_and_chunk):
     """
     if not settings.INGEST_ISOLATE:
         return work(path)
+    parsers_import()
     timeout = settings.INGEST_TIMEOUT_SECONDS
     memory = settings.INGEST_MAX_MEMORY_MB * 1024 * 1024
     context = multiprocessing.get_context("fork")

@@ -21,6 +21,7 @@ snapshot (``Turn.sources``), which the chunk page and the exports fall back to.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import time
@@ -108,7 +109,8 @@ class IngestSummary:
 
     ``documents``: files processed; ``created``/``updated``/``unchanged``/``failed``:
     files per outcome; ``chunks``: chunks of the documents that are ready after the run
-    (unchanged ones included); ``seconds``: wall-clock time; ``failures``: the failed
+    (unchanged ones included); ``bytes``: the size of the files tried; ``seconds``:
+    wall-clock time; ``failures``: the failed
     results, in order; ``skipped``: files found in the given folders but not tried
     because their extension is unsupported, as paths (not counted in ``documents``).
     """
@@ -119,6 +121,7 @@ class IngestSummary:
     unchanged: int = 0
     failed: int = 0
     chunks: int = 0
+    bytes: int = 0
     seconds: float = 0.0
     failures: list[IngestResult] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
@@ -132,6 +135,12 @@ class IngestSummary:
             return
         setattr(self, str(result.status), getattr(self, str(result.status)) + 1)
         self.chunks += result.chunks
+
+    @property
+    def mb_per_second(self) -> float:
+        """Throughput in MB (10⁶ bytes) of files tried per second of the run; 0.0 for an
+        empty or instant run."""
+        return self.bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
 
 def document_ingest(
@@ -312,6 +321,8 @@ def documents_ingest(
                 metadata = entries.get(resolved.relative_to(manifest_root).as_posix())
         result = document_ingest(workspace=workspace, path=file, metadata=metadata)
         summary.add(result)
+        with contextlib.suppress(OSError):  # a file gone since: counted as failed already
+            summary.bytes += file.stat().st_size
         if progress is not None:
             progress(result)
     summary.seconds = time.perf_counter() - started

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import io
+import re
 import shutil
 import zipfile
 from io import StringIO
@@ -504,6 +505,10 @@ def test_unsupported_files_in_folders_are_listed_as_skipped(other_workspace, tmp
     assert summary.skipped == [str(tmp_path / "a.xyz"), str(tmp_path / "sub" / "b.bin")]
     assert (summary.documents, summary.created, summary.failed) == (2, 1, 1)
     assert summary.failures[0].path == str(tmp_path / "named.xyz")
+    # Throughput counts the files tried, failed ones included, not the skipped ones.
+    tried = (tmp_path / "memo.txt", tmp_path / "named.xyz")
+    assert summary.bytes == sum(f.stat().st_size for f in tried)
+    assert summary.mb_per_second > 0
 
 
 def test_the_command_names_the_skipped_files_on_one_line(other_workspace, tmp_path):
@@ -517,6 +522,7 @@ def test_the_command_names_the_skipped_files_on_one_line(other_workspace, tmp_pa
     skipped = "Skipped 6 file(s) with unsupported types: a.xyz, b.bin, c.json, d.csv, e.jsonl…"
     assert skipped in out.getvalue().splitlines()
     assert "1 document(s)" in out.getvalue() and "1 created" in out.getvalue()
+    assert re.search(r"0\.0 MB read, \d+\.\d\d MB/s\.", out.getvalue())
 
 
 def test_the_command_prints_no_skipped_line_when_nothing_was_skipped(samples_dir):

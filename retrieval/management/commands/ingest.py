@@ -100,7 +100,8 @@ class Command(BaseCommand):
                 f"Ingested {summary.documents} document(s) into {escape(workspace.name)!r} "
                 f"in {summary.seconds:.1f} s: {summary.created} created, "
                 f"{summary.updated} updated, {summary.unchanged} unchanged, "
-                f"{summary.failed} failed; {summary.chunks} chunks."
+                f"{summary.failed} failed; {summary.chunks} chunks; "
+                f"{summary.bytes / 1e6:.1f} MB read, {summary.mb_per_second:.2f} MB/s."
             )
             if summary.skipped:
                 console.print(skipped_line(summary.skipped))
