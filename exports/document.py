@@ -23,13 +23,12 @@ from sessions.models import Outcome
 from verification.citations import CITE_ID_RE, CITE_RE
 from verification.judge import SNIPPET_CHARS
 from verification.models import Verdict
-from verification.skeptic import MEMO_HEADING
+from verification.skeptic import memo_header_end
 
 # Characters XML 1.0 cannot hold (python-docx and HTML parsers refuse them) and
 # unpaired surrogates; tabs and newlines stay.
 _UNSAFE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 _SPACE_RE = re.compile(r"\s+")
-MEMO_START_RE = re.compile(rf"\s*#\s+{MEMO_HEADING}\s*(?:\n|$)")
 
 
 def clean(text: str | None) -> str:
@@ -373,7 +372,7 @@ def session_document(data: dict) -> SessionDocument:
         ("Event-log hash (sha256)", log["head_hash"] or "—"),
     )
     memo_first = s["mode"] == "draft" and any(
-        MEMO_START_RE.match(t["answer_markdown"] or "") for t in data["turns"])
+        memo_header_end(t["answer_markdown"] or "") is not None for t in data["turns"])
     return SessionDocument(
         session_id=s["id"], title=one_line(s["title"]), metadata=metadata, turns=turns,
         notes=tuple(notes.values()), log_hash=log["head_hash"], memo_first=memo_first,

@@ -21,12 +21,11 @@ from django.core.exceptions import ValidationError
 
 from exports.markdown import escape_inline
 from verification.citations import CITE_RE
-from verification.skeptic import MEMO_FIELDS, MEMO_HEADING
+from verification.skeptic import MEMO_FIELDS, memo_header_end
 
 MAX_FIELD_CHARS = 200
 # Form names of the four fields ("from" is a Python keyword, hence the mapping).
 FORM_NAMES = {"to": "To", "from": "From", "date": "Date", "re": "Re"}
-_HEADER_END_RE = re.compile(r"^#{1,2}[ \t](?!MEMORANDUM)", re.M)
 
 
 @dataclass(frozen=True)
@@ -67,13 +66,12 @@ def memo_fields_parse(data: Mapping[str, str]) -> MemoFields:
 def memo_filled(markdown: str, fields: MemoFields) -> str:
     """``markdown`` with the memo header's values replaced by ``fields`` (escaped). Only
     a memo's header is touched: the lines ``**To:** …`` (and the others) between the
-    "# MEMORANDUM" title at the start and the first section; any other text, or a memo
-    without such a line, is returned unchanged."""
-    if not fields or not re.match(rf"\s*#\s+{MEMO_HEADING}\s*$", markdown.split("\n", 1)[0]):
+    "MEMORANDUM" title at the start and the first section
+    (:func:`verification.skeptic.memo_header_end`); any other text, or a memo without
+    such a line, is returned unchanged."""
+    stop = memo_header_end(markdown)
+    if not fields or stop is None:
         return markdown
-    first = markdown.find("\n")
-    end = _HEADER_END_RE.search(markdown, first + 1 if first >= 0 else len(markdown))
-    stop = end.start() if end else len(markdown)
     header = markdown[:stop]
     for label, raw in fields.by_label().items():
         value = " ".join(CITE_RE.sub(" ", raw).split())

@@ -47,7 +47,7 @@ from sessions.evaluation import key_present
 from sessions.models import Mode
 from sessions.services import session_ask
 from verification.citations import cited_ids
-from verification.skeptic import MEMO_FIELDS, MEMO_HEADING
+from verification.skeptic import MEMO_FIELDS, memo_header_end
 
 SECTIONS = ("Question Presented", "Short Answer", "Discussion", "Requirements and permits",
             "Open questions", "Sources")
@@ -65,9 +65,10 @@ def memo_sections(text: str) -> dict[str, str]:
 def has_structure(text: str) -> bool:
     """Whether ``text`` is a memo: the title, the four header fields before the first
     section, and exactly :data:`SECTIONS` in order, none of them empty."""
-    if not re.match(rf"\s*#\s+{MEMO_HEADING}\s*\n", text):
+    end = memo_header_end(text)
+    if end is None:
         return False
-    header = text.split("\n## ", 1)[0]
+    header = text[:end]
     if not all(re.search(rf"^\*\*{field}:\*\*\s*\S", header, re.M) for field in MEMO_FIELDS):
         return False
     if tuple(re.findall(r"^## (.+?)\s*$", text, re.M)) != SECTIONS:

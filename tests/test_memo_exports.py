@@ -14,6 +14,7 @@ from exports.memo import MemoFields, memo_fields_parse, memo_filled
 from exports.services import session_export
 from sessions.services import session_ask
 from tests.test_exports import pdf_text
+from verification.skeptic import memo_header_end
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +120,14 @@ def test_only_a_memo_header_is_filled(memo_session):
     assert filled.split("## Question Presented")[1] == stored.split("## Question Presented")[1]
     body = "**To:** somebody in a quoted answer"
     assert memo_filled(body, MemoFields(to="Jane")) == body
+
+
+def test_a_model_writers_bold_memo_title_is_a_memo_for_the_exports_too():
+    # One reading of "is this a memo" (verification.skeptic.memo_header_end) serves the
+    # Skeptic, the exports and the rubric; the exports used to want "# MEMORANDUM" alone.
+    memo = ("**MEMORANDUM**\n\n**To:** [Recipient]\n\n**Re:** Docks\n\n## Short Answer\n\n"
+            "**To:** a quoted line after the header is left alone.")
+    filled = memo_filled(memo, MemoFields(to="Jane"))
+    assert filled.startswith("**MEMORANDUM**\n\n**To:** Jane\n")
+    assert filled.endswith("**To:** a quoted line after the header is left alone.")
+    assert memo_header_end("A plain answer. **MEMORANDUM**") is None

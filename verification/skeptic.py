@@ -242,16 +242,28 @@ def _is_declined(text: str) -> bool:
     return bool(short and text[short.end():].startswith(NOT_ANSWERED))
 
 
+def memo_header_end(text: str) -> int | None:
+    """Where a memo's header block ends (a character offset into ``text``), or ``None``
+    when ``text`` is no memo: it must open with a "MEMORANDUM" title line ("# MEMORANDUM",
+    "**MEMORANDUM**"), and the header (title, To / From / Date / Re) runs to the first
+    "#" or "##" heading after it, or to the end. The one reading of "is this a memo" for
+    the Skeptic, the exports and the memo rubric."""
+    start = _MEMO_START_RE.match(text)
+    if not start:
+        return None
+    first = re.search(r"^#{1,2}[ \t]", text[start.end():], re.MULTILINE)
+    return start.end() + first.start() if first else len(text)
+
+
 def template_masked(text: str) -> str:
     """``text`` with its template blanked (same length, newlines kept, so offsets stay
     valid): the memo header (from a "MEMORANDUM" title line at the start to the first
     "## " heading), the sections of :data:`MEMO_SECTIONS` (case-insensitive), the
     supersession note lines, the permit labels "**Permit** (issued by …): ", and, in a
     declined text (:func:`_is_declined`), the :data:`RELATED_HEADING` section."""
-    start = _MEMO_START_RE.match(text)
-    if start:
-        first = re.search(r"^#{1,2}[ \t]", text[start.end():], re.MULTILINE)
-        text = _blank(text, 0, start.end() + first.start() if first else len(text))
+    end = memo_header_end(text)
+    if end is not None:
+        text = _blank(text, 0, end)
     sections = {name.lower() for name in MEMO_SECTIONS}
     if _is_declined(text):
         sections.add(RELATED_HEADING.lower())
