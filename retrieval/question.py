@@ -479,18 +479,26 @@ def _act(clause: str, verb: str) -> str:
     return verb
 
 
+# The purpose of a light verb or a wait: "give notice to end a rental", "wait to file".
+_PURPOSE_RE = re.compile(r"\bto\s+([a-z]+)\b", re.I)
+
+
 def deadline_verb(clause: str) -> str:
     """The act a deadline clause gives time for (lowercase, base form) or "": the act a
     wait runs to ("how long must they wait before calling again" → "call"), else the
     verb after "have/get/need to" or "must" in a how-long clause ("how many school days
-    does a district get to finish …" → "finish"). "" for a light verb."""
+    does a district get to finish …" → "finish"); after a light verb or "wait", the verb
+    of its purpose ("how much notice does a landlord have to give to end a rental" →
+    "end", "how long do I have to wait to file an appeal" → "file"). "" for a light
+    verb."""
     m = _AWAITED_RE.search(clause)
     if not m:
         given = _GIVEN_TIME_RE.search(clause)
         if not given:
             return ""
-        verb = given.group("verb") or _verb_after_subject(given.group("rest"))
-        return _act(clause, verb.lower())
+        verb = (given.group("verb") or _verb_after_subject(given.group("rest"))).lower()
+        purpose = _PURPOSE_RE.search(clause, given.end()) if verb in LIGHT_VERBS | {"wait"} else None
+        return _act(clause, purpose.group(1).lower() if purpose else verb)
     word = m.group(1).lower()
     verb = next(iter(getAllLemmas(word).get("VERB", ())), "") if word.endswith("ing") else word
     return _act(clause[m.start(1):].replace(word, verb, 1), verb)

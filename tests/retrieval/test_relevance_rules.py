@@ -197,6 +197,8 @@ def test_a_wait_runs_to_the_act_the_question_names():
     ("How quickly must an employer pay final wages after someone quits?", "pai"),
     ("How long does a contractor have to file a lien after finishing work?", "file"),
     ("How many days does a buyer get to back out of a timeshare contract?", "back"),
+    # a wait is for the act it is waited for, not itself the act
+    ("How long do I have to wait to file an appeal of the planning decision?", "file"),
     # a light verb: the object names the act ("signs shall be removed within 15 days")
     ("How long do I have to take down campaign signs after the election?", None),
     # a phrasal verb the lexicon does not know: "call" is not what the rule says
