@@ -51,7 +51,7 @@ def heading_paths_backfill(*, workspace: Workspace) -> BackfillSummary:
             continue
         path = _file_path(document)
         try:  # under the ingest's time and memory limits: one bad file cannot stop the run
-            _, spans = extract_bounded(path) if path else (None, None)
+            _, spans = extract_bounded(path, owner=workspace.pk) if path else (None, None)
         except ExtractionError:
             spans = None
         if spans is None:

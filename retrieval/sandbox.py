@@ -3,13 +3,14 @@ finding 4: one small hostile file held the only worker for minutes and gigabytes
 
 Each file is extracted and chunked in a child process forked from the ingesting one
 (fork: the parsers are imported before the first fork,
-:func:`retrieval.extract.parsers_import`, so a file costs a few milliseconds more, not an
-interpreter start). The child sets its own limits before it reads a byte:
+:func:`retrieval.extract.parsers_import`, so no interpreter starts) and kept for the
+next file, until a file fails a limit or crashes it. Before each file the child sets
+its own limits:
 
-- address space (``RLIMIT_AS``): what the parent already maps plus
-  ``INGEST_MAX_MEMORY_MB``, so an allocation past it fails with ``MemoryError``;
-- CPU time (``RLIMIT_CPU``): ``INGEST_TIMEOUT_SECONDS``, then SIGXCPU (SIGKILL a second
-  later);
+- address space (``RLIMIT_AS``): what it maps now plus ``INGEST_MAX_MEMORY_MB``, so an
+  allocation past it fails with ``MemoryError`` (the child then leaves);
+- CPU time (``RLIMIT_CPU``): ``INGEST_TIMEOUT_SECONDS`` more than it has used, then
+  SIGXCPU, whose default action ends it;
 
 and the parent waits at most ``INGEST_TIMEOUT_SECONDS`` of wall-clock time for the
 answer, then kills the child. Every way out is an :class:`ExtractionError` with a
@@ -23,6 +24,7 @@ import multiprocessing
 import os
 import resource
 import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,44 +42,105 @@ def extract_and_chunk(path: Path) -> tuple[ExtractedText, list[ChunkSpan]]:
     return extracted, chunk_text(extracted.text, extracted.page_starts)
 
 
-def extract_bounded(path: Path, work: Callable = extract_and_chunk):
+# A reader serves at most this many files before a fresh one is forked, and leaves after
+# this long without a file (an idle web worker keeps no child).
+READER_FILES = 200
+READER_IDLE_SECONDS = 60.0
+_local = threading.local()
+
+
+class _Reader:
+    """A child forked from this process that extracts file after file with ``work``,
+    each under its own limits (module docstring), until it fails, has served
+    :data:`READER_FILES` files, has grown by the memory limit or idles
+    :data:`READER_IDLE_SECONDS`."""
+
+    def __init__(self, work: Callable) -> None:
+        context = multiprocessing.get_context("fork")
+        self.conn, child_end = context.Pipe()
+        self.process = context.Process(target=_serve, args=(work, child_end), daemon=True,
+                                       name="ciq-extract")
+        self.process.start()
+        child_end.close()
+        self.owner = os.getpid()
+        self.served = 0
+
+    def usable(self) -> bool:
+        return self.owner == os.getpid() and self.served < READER_FILES and self.process.is_alive()
+
+    def close(self) -> None:
+        self.conn.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def readers_close() -> None:
+    """End this thread's readers (tests: a reader forked before a monkeypatch would not
+    see it)."""
+    for reader in getattr(_local, "readers", {}).values():
+        reader.close()
+    _local.readers = {}
+
+
+def _reader(work: Callable, owner: object = None, *, fresh: bool = False) -> _Reader:
+    """This thread's reader for ``work`` and the files of ``owner``, forked when there is
+    none still usable."""
+    readers = _local.__dict__.setdefault("readers", {})
+    reader = readers.get((work, owner))
+    if fresh or reader is None or not reader.usable():
+        if reader is not None:
+            reader.close()
+        reader = readers[(work, owner)] = _Reader(work)
+    return reader
+
+
+def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: object = None):
     """``work(path)`` (default :func:`extract_and_chunk`) in a child process under the
     ingestion time and memory limits; returns what it returns.
 
-    Raises :class:`ExtractionError` with the child's own reason, or "took too long: over
-    the N s limit (INGEST_TIMEOUT_SECONDS)", "needs too much memory: over the N MB limit
-    (INGEST_MAX_MEMORY_MB)", "the parser crashed (…)". With ``INGEST_ISOLATE`` false,
-    ``work`` runs in this process, unbounded.
+    The child is kept for the next file of the same ``owner`` (:class:`_Reader`; the
+    workspace's id at ingest): forking one per file cost about 11 ms and cold caches
+    each, most of the time of a small file, and no child reads two firms' files, so a
+    parser an exploit took over cannot touch another firm's. A child that fails a limit
+    or crashes is not reused. Raises :class:`ExtractionError` with the
+    child's own reason, or "took too long: over the N s limit (INGEST_TIMEOUT_SECONDS)",
+    "needs too much memory: over the N MB limit (INGEST_MAX_MEMORY_MB)", "the parser
+    crashed (…)". With ``INGEST_ISOLATE`` false, ``work`` runs in this process, unbounded.
     """
     if not settings.INGEST_ISOLATE:
         return work(path)
     parsers_import()
     timeout = settings.INGEST_TIMEOUT_SECONDS
     memory = settings.INGEST_MAX_MEMORY_MB * 1024 * 1024
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(work, str(path), sender, memory, timeout),
-                            daemon=True, name="ciq-extract")
-    child.start()
-    sender.close()
-    try:
-        if not receiver.poll(timeout):
-            raise ExtractionError(_too_long(timeout))
+    request = (str(path), memory, timeout)
+    for attempt in (1, 2):  # a reader that left while idle, just now, is replaced once
+        reader = _reader(work, owner, fresh=attempt == 2)
         try:
-            kind, value = receiver.recv()
+            reader.conn.send(request)
+            answered = reader.conn.poll(timeout)
+            kind, value = reader.conn.recv() if answered else ("late", None)
         except (EOFError, OSError):
-            child.join(5)
-            raise ExtractionError(_died(child.exitcode, timeout)) from None
-    finally:
-        receiver.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
-    if kind == "ok":
-        return value
-    if kind == "memory":
-        raise ExtractionError(_too_big())
-    raise ExtractionError(value)
+            reader.process.join(5)
+            exitcode = reader.process.exitcode
+            reader.close()
+            if exitcode == 0 and attempt == 1:  # it left (idle, or grown) as the request came
+                continue
+            raise ExtractionError(_died(exitcode, timeout)) from None
+        except BaseException:  # interrupted: its answer must not be read for the next file
+            reader.close()
+            raise
+        if kind == "late":
+            reader.close()
+            raise ExtractionError(_too_long(timeout))
+        reader.served += 1
+        if kind == "ok":
+            return value
+        if kind == "memory":
+            reader.close()
+            raise ExtractionError(_too_big())
+        raise ExtractionError(value)
+    raise ExtractionError(_died(None, timeout))
 
 
 def _too_long(timeout: float) -> str:
@@ -120,29 +183,47 @@ def _limit(kind: int, soft: int, hard_margin: int) -> None:
     resource.setrlimit(kind, (soft, new_hard))
 
 
-def _child(work: Callable, path: str, sender, memory: int, timeout: float) -> None:
-    """Set the limits, run ``work``, send ``(kind, value)``: ``("ok", result)``,
-    ``("error", reason)`` or ``("memory", "")``."""
+def _serve(work: Callable, conn) -> None:
+    """The reader's loop: for each ``(path, memory, timeout)`` received, set the limits
+    relative to what the process uses now, run ``work``, send ``(kind, value)``:
+    ``("ok", result)``, ``("error", reason)`` or ``("memory", "")``; leave after a
+    memory failure, once it maps more than ``memory`` beyond what it did at the start,
+    or after :data:`READER_IDLE_SECONDS` without a request."""
     faulthandler.disable()  # a crash is reported by its exit code, not a dump on stderr
+    start = _address_space()
+    while conn.poll(READER_IDLE_SECONDS):
+        try:
+            path, memory, timeout = conn.recv()
+        except EOFError:
+            break
+        answer = _one(work, path, memory, timeout)
+        try:
+            conn.send(answer)
+        except MemoryError:
+            conn.send(answer := ("memory", ""))
+        # Memory the allocator kept from earlier files must not add up file after file.
+        if answer[0] == "memory" or _address_space() > start + memory:
+            break
+    conn.close()
+    os._exit(0)  # no atexit handlers, no database teardown inherited from the parent
+
+
+def _one(work: Callable, path: str, memory: int, timeout: float) -> tuple[str, object]:
+    """One file under its limits. The hard limits stay open so that the next file's
+    soft limits can be set again (a process may lower a hard limit, never raise it);
+    the parent's wall-clock timeout stands behind the CPU limit."""
     try:
         if memory:
             _limit(resource.RLIMIT_AS, _address_space() + memory, 0)
-        seconds = max(1, int(timeout + 0.999))
-        _limit(resource.RLIMIT_CPU, seconds, 1)
-        answer = ("ok", work(Path(path)))
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        _limit(resource.RLIMIT_CPU, int(usage.ru_utime + usage.ru_stime + timeout + 0.999), 0)
+        return ("ok", work(Path(path)))
     except ExtractionError as exc:
-        answer = ("error", exc.reason)
+        return ("error", exc.reason)
     except MemoryError:
-        answer = ("memory", "")
+        return ("memory", "")
     except Exception as exc:  # a parser choked: report it, as document_ingest does
         reason = f"could not be read ({type(exc).__name__}: {exc})"
         if len(reason) > _REASON_CHARS:
             reason = reason[: _REASON_CHARS - 1].rstrip() + "…"
-        answer = ("error", reason)
-    try:
-        sender.send(answer)
-    except MemoryError:
-        sender.send(("memory", ""))
-    finally:
-        sender.close()
-        os._exit(0)  # no atexit handlers, no database teardown inherited from the parent
+        return ("error", reason)

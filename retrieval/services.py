@@ -234,7 +234,7 @@ def document_ingest(
         return _apply_metadata(document=same, metadata=metadata, path=shown)
 
     try:  # in a child process, under the time and memory limits (retrieval/sandbox.py)
-        extracted, spans = extract_bounded(path, work=_extract_and_chunk)
+        extracted, spans = extract_bounded(path, work=_extract_and_chunk, owner=workspace.pk)
     except ExtractionError as exc:
         return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,

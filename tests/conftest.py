@@ -102,3 +102,13 @@ def outsider(db, other_workspace, django_user_model):
     user = django_user_model.objects.create_user("outsider", password="pw-outsider-123")
     membership_add(user=user, workspace=other_workspace)
     return user
+
+
+@pytest.fixture(autouse=True)
+def _extraction_readers_closed():
+    """Each test forks its own extraction children (``retrieval.sandbox``): a child kept
+    from an earlier test would not see this test's monkeypatches or settings."""
+    yield
+    from retrieval.sandbox import readers_close
+
+    readers_close()

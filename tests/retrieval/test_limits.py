@@ -5,6 +5,7 @@ have per-workspace quotas, and ingestion runs on its own queue. No wall-clock as
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from retrieval import sandbox
 from retrieval.extract import ExtractionError, extract_text
 from retrieval.models import Document
 from retrieval.sandbox import extract_bounded
@@ -172,6 +174,58 @@ def test_a_parser_that_eats_memory_is_stopped_at_the_memory_limit(settings, tmp_
 def test_a_crashing_parser_fails_the_file_not_the_worker(tmp_path):
     with pytest.raises(ExtractionError, match=r"the parser crashed \(exit code -11\)"):
         extract_bounded(tmp_path / "x.docx", work=segfault)
+
+
+KEPT: list[bytearray] = []
+
+
+def keep_memory(path):
+    KEPT.append(bytearray(40 * 1024 * 1024))  # touched, so the child maps it
+    return os.getpid()
+
+
+def by_name(path):
+    """A parser whose behaviour the file's name picks; else the child's process id."""
+    return {"spin": spin_forever, "hog": allocate_without_end, "crash": segfault,
+            "keep": keep_memory}.get(path.stem, lambda _: os.getpid())(path)
+
+
+def test_one_child_reads_file_after_file_and_a_failed_one_is_replaced(settings, tmp_path):
+    settings.INGEST_TIMEOUT_SECONDS = 1
+    settings.INGEST_MAX_MEMORY_MB = 64
+    first = extract_bounded(tmp_path / "a.txt", work=by_name)
+    assert extract_bounded(tmp_path / "b.txt", work=by_name) == first != os.getpid()
+    for name, reason in (("spin", "took too long"), ("hog", "needs too much memory"),
+                         ("crash", "the parser crashed")):
+        with pytest.raises(ExtractionError, match=reason):
+            extract_bounded(tmp_path / f"{name}.txt", work=by_name)
+        # The next file gets a fresh child under fresh limits.
+        after = extract_bounded(tmp_path / "c.txt", work=by_name)
+        assert after not in (first, os.getpid())
+        first = after
+
+
+def test_no_child_reads_two_firms_files(tmp_path):
+    first = extract_bounded(tmp_path / "a.txt", work=by_name, owner=1)
+    assert extract_bounded(tmp_path / "b.txt", work=by_name, owner=1) == first
+    assert extract_bounded(tmp_path / "c.txt", work=by_name, owner=2) not in (first, os.getpid())
+
+
+def test_a_child_that_kept_the_memory_limit_from_earlier_files_is_replaced(settings, tmp_path):
+    settings.INGEST_MAX_MEMORY_MB = 64
+    first = extract_bounded(tmp_path / "keep.txt", work=by_name)
+    # 80 MB kept over two files, each within its own 64 MB: the child answers, then leaves.
+    assert extract_bounded(tmp_path / "keep.txt", work=by_name) == first
+    assert extract_bounded(tmp_path / "a.txt", work=by_name) not in (first, os.getpid())
+
+
+def test_a_child_that_left_while_idle_is_replaced(monkeypatch, tmp_path):
+    monkeypatch.setattr(sandbox, "READER_IDLE_SECONDS", 0.1)
+    first = extract_bounded(tmp_path / "a.txt", work=by_name)
+    reader = sandbox._reader(by_name)
+    reader.process.join(10)  # it leaves on its own, with exit code 0
+    assert reader.process.exitcode == 0
+    assert extract_bounded(tmp_path / "b.txt", work=by_name) not in (first, os.getpid())
 
 
 def test_the_ingest_reports_a_limit_on_the_file(settings, monkeypatch, demo_workspace, tmp_path):
