@@ -76,8 +76,8 @@ class _Reader:
 
 
 def readers_close() -> None:
-    """End this thread's readers (tests: a reader forked before a monkeypatch would not
-    see it)."""
+    """End this thread's readers (and, in tests, one forked before a monkeypatch, which
+    would not see it)."""
     for reader in getattr(_local, "readers", {}).values():
         reader.close()
     _local.readers = {}
@@ -85,13 +85,12 @@ def readers_close() -> None:
 
 def _reader(work: Callable, owner: object = None, *, fresh: bool = False) -> _Reader:
     """This thread's reader for ``work`` and the files of ``owner``, forked when there is
-    none still usable."""
+    none still usable; a thread keeps one reader (another owner's ends)."""
     readers = _local.__dict__.setdefault("readers", {})
     reader = readers.get((work, owner))
     if fresh or reader is None or not reader.usable():
-        if reader is not None:
-            reader.close()
-        reader = readers[(work, owner)] = _Reader(work)
+        readers_close()
+        reader = _local.readers[(work, owner)] = _Reader(work)
     return reader
 
 
