@@ -189,6 +189,10 @@ def _serve(work: Callable, conn) -> None:
     memory failure, once it maps more than ``memory`` beyond what it did at the start,
     or after :data:`READER_IDLE_SECONDS` without a request."""
     faulthandler.disable()  # a crash is reported by its exit code, not a dump on stderr
+    # The handlers came with the fork: db_worker's SIGTERM handler only asks the loop it
+    # no longer runs to stop, so a stopping worker would wait for its idle child.
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, signal.SIG_DFL)
     start = _address_space()
     while conn.poll(READER_IDLE_SECONDS):
         try:

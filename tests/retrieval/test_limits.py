@@ -6,6 +6,7 @@ have per-workspace quotas, and ingestion runs on its own queue. No wall-clock as
 from __future__ import annotations
 
 import os
+import signal
 import zipfile
 from pathlib import Path
 
@@ -217,6 +218,20 @@ def test_a_child_that_kept_the_memory_limit_from_earlier_files_is_replaced(setti
     # 80 MB kept over two files, each within its own 64 MB: the child answers, then leaves.
     assert extract_bounded(tmp_path / "keep.txt", work=by_name) == first
     assert extract_bounded(tmp_path / "a.txt", work=by_name) not in (first, os.getpid())
+
+
+def test_a_stopping_worker_does_not_wait_for_its_idle_child(tmp_path):
+    # db_worker handles SIGTERM by asking its loop to stop; the child inherits the
+    # handler with the fork, and at exit the worker terminates and joins its children.
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    try:
+        extract_bounded(tmp_path / "a.txt", work=by_name)
+        child = sandbox._reader(by_name).process
+        child.terminate()
+        child.join(10)
+        assert child.exitcode == -signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def test_a_child_that_left_while_idle_is_replaced(monkeypatch, tmp_path):
