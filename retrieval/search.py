@@ -143,25 +143,26 @@ class RetrievedChunk:
 
     def cited_pinpoint(self, sentences: Sequence[str]) -> str:
         """The pinpoint of the sections ``sentences`` (quoted from this chunk) sit in, in
-        order, joined by "; " (the document named once) and followed by the chunk's pages:
-        "Rivergrove Charter (1974) § 41" for a sentence of § 41 in a chunk that opens with
-        § 39, "… § 39; § 41" for one of each. Sentences
-        not found in the chunk's text (:func:`retrieval.pinpoint.sentence_offset`) are
-        left out; with none found, or a chunk in one section, :attr:`pinpoint`."""
+        order, joined by "; " with the document named once, then the chunk's pages:
+        "Rivergrove Charter (1974) § 41" for a sentence of § 41 in a chunk that opens
+        with § 39, "… § 39; § 41" for one of each. Sentences not found in the chunk's
+        text (:func:`retrieval.pinpoint.sentence_offset`) are left out; with none found,
+        or a chunk in one section, :attr:`pinpoint`."""
         offsets = [o for o in (sentence_offset(self.text, s) for s in sentences) if o is not None]
         if not self.sections or not offsets:
             return self.pinpoint
         paths = dict.fromkeys(tuple(section_path_at(self.sections, self.heading_path, o))
                               for o in offsets)
-        def label(heading) -> str:
-            return pinpoint_label(citation_label=self.citation_label, title=self.document_title,
-                                  jurisdiction_level=self.jurisdiction_level, heading=heading)
-
-        name = label("")  # the document alone: named once ("Charter § 39; § 41")
-        first, *rest = dict.fromkeys(label(list(path) or self.heading) for path in paths)
+        name = self._label("")
+        first, *rest = dict.fromkeys(self._label(list(path) or self.heading) for path in paths)
         rest = [r[len(name) + 1:] if name and r.startswith(f"{name} ") else r for r in rest]
-        return ", ".join(p for p in ("; ".join([first, *rest]), page_label(self.page_start, self.page_end))
-                         if p)
+        pages = page_label(self.page_start, self.page_end)
+        return ", ".join(p for p in ("; ".join([first, *rest]), pages) if p)
+
+    def _label(self, heading: str | list[str]) -> str:
+        """The pinpoint of ``heading`` in this chunk's document, without pages."""
+        return pinpoint_label(citation_label=self.citation_label, title=self.document_title,
+                              jurisdiction_level=self.jurisdiction_level, heading=heading)
 
     def as_source(self) -> dict:
         """JSON snapshot stored on the turn (``Turn.sources``): the fields and the
