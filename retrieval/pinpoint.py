@@ -113,22 +113,26 @@ _WORD_CHAR_RE = re.compile(r"\w")
 _WORDS_RE = re.compile(r"\w+")
 
 
-# A cited sentence is found in its chunk by its first words (the Critic may shorten the
-# end; markup and line breaks between the words are ignored).
+# A cited sentence is found in its chunk by all its words, else (the Critic may shorten
+# the end) by its first words; markup and line breaks between the words are ignored.
 LOCATE_WORDS = 8
 
 
 def sentence_offset(text: str, sentence: str) -> int | None:
-    """Where ``sentence`` begins in ``text`` (a character offset) or ``None``: its first
-    :data:`LOCATE_WORDS` words, lowercased, found as consecutive words of ``text``, so
-    Markdown markup, list markers and line breaks between them do not matter."""
-    wanted = [w.lower() for w in _WORDS_RE.findall(sentence)][:LOCATE_WORDS]
-    if not wanted:
+    """Where ``sentence`` begins in ``text`` (a character offset) or ``None``: all its
+    words, lowercased, found as consecutive words of ``text``, else its first
+    :data:`LOCATE_WORDS` (so two sentences that open alike are told apart when quoted
+    whole); Markdown markup, list markers and line breaks between them do not matter."""
+    words = [w.lower() for w in _WORDS_RE.findall(sentence)]
+    if not words:
         return None
     matches = list(_WORDS_RE.finditer(text))
     joined = f' {" ".join(m.group().lower() for m in matches)} '
-    at = joined.find(f' {" ".join(wanted)} ')  # whole words only
-    return None if at < 0 else matches[joined.count(" ", 1, at + 1)].start()
+    for wanted in (words, words[:LOCATE_WORDS]):
+        at = joined.find(f' {" ".join(wanted)} ')  # whole words only
+        if at >= 0:
+            return matches[joined.count(" ", 1, at + 1)].start()
+    return None
 
 
 def pinpoint_label(*, citation_label: str | None, title: str | None,

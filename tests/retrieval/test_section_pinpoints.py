@@ -51,6 +51,12 @@ def test_a_sentence_is_found_by_its_words_across_markup_and_line_breaks():
     assert sentence_offset(text, "xcept by consent") is None  # whole words only
     assert sentence_offset(text, "Something the chunk does not say") is None
     assert sentence_offset(text, "") is None
+    # Two sentences that open alike: a whole quote finds its own, a shortened one the first.
+    twice = ("**1.** The dock shall not exceed 12 feet in width and 20 feet in length.\n"
+             "**2.** The dock shall not exceed 12 feet in width and 20 feet in height.")
+    assert sentence_offset(twice, "The dock shall not exceed 12 feet in width and 20 feet in "
+                                  "height.") == twice.index("The dock", 10)
+    assert sentence_offset(twice, "The dock shall not exceed 12 feet in width") == twice.index("The")
 
 
 @pytest.mark.django_db
