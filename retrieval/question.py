@@ -173,9 +173,10 @@ class Facet:
     # (:func:`key_terms`).
     keys: tuple[Term, ...] = ()
     # The act a permission clause asks about ("tow" of "Can the city tow a car …?") or a
-    # wait runs to ("call" of "how long must they wait before calling?"), one of
-    # ``terms`` (:func:`action_term`): a sentence about parking cars on streets does not
-    # say whether the city may tow them.
+    # deadline gives time for ("finish" of "how many days does a district get to finish
+    # …?", "call" of "how long must they wait before calling?"), one of ``terms``
+    # (:func:`action_term`, :func:`deadline_verb`): a sentence about parking cars on
+    # streets does not say whether the city may tow them.
     action: Term | None = None
 
 
@@ -465,14 +466,15 @@ _GIVEN_TIME_RE = re.compile(
 PHRASAL_PARTICLES = frozenset("off out up down over away back".split())
 
 
-def _act(clause: str, verb: str) -> str:
+def _act(clause: str, verb: str, written: str = "") -> str:
     """``verb`` as the act a clause asks about, or "" when it carries too little to
     require: a light verb, no verb in its base form, or a phrasal verb the lexicon does
     not know ("call off an international money transfer": requiring "call" would demand
-    a word the rule on cancelling does not hold)."""
+    a word the rule on cancelling does not hold). ``written``: the verb as the clause
+    writes it ("calling"), when not its base form."""
     if not verb or verb in LIGHT_VERBS or not _base_verb(verb):
         return ""
-    after = re.search(rf"\b{re.escape(verb)}\s+([a-z]+)", clause, re.I)
+    after = re.search(rf"\b{re.escape(written or verb)}\s+([a-z]+)", clause, re.I)
     particle = after.group(1).lower() if after else ""
     if particle in PHRASAL_PARTICLES and not has_phrase(f"{verb} {particle}"):
         return ""
@@ -491,17 +493,17 @@ def deadline_verb(clause: str) -> str:
     of its purpose ("how much notice does a landlord have to give to end a rental" →
     "end", "how long do I have to wait to file an appeal" → "file"). "" for a light
     verb."""
-    m = _AWAITED_RE.search(clause)
-    if not m:
-        given = _GIVEN_TIME_RE.search(clause)
-        if not given:
-            return ""
-        verb = (given.group("verb") or _verb_after_subject(given.group("rest"))).lower()
-        purpose = _PURPOSE_RE.search(clause, given.end()) if verb in LIGHT_VERBS | {"wait"} else None
-        return _act(clause, purpose.group(1).lower() if purpose else verb)
-    word = m.group(1).lower()
-    verb = next(iter(getAllLemmas(word).get("VERB", ())), "") if word.endswith("ing") else word
-    return _act(clause[m.start(1):].replace(word, verb, 1), verb)
+    awaited = _AWAITED_RE.search(clause)
+    if awaited:
+        word = awaited.group(1).lower()
+        verb = next(iter(getAllLemmas(word).get("VERB", ())), "") if word.endswith("ing") else word
+        return _act(clause, verb, word)
+    given = _GIVEN_TIME_RE.search(clause)
+    if not given:
+        return ""
+    verb = (given.group("verb") or _verb_after_subject(given.group("rest"))).lower()
+    purpose = _PURPOSE_RE.search(clause, given.end()) if verb in LIGHT_VERBS | {"wait"} else None
+    return _act(clause, purpose.group(1).lower() if purpose else verb)
 
 
 def action_term(clause: str, terms: Sequence[Term],

@@ -21,9 +21,9 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    "Building Permit (City Fee): $25" holds every word of "What's the city fee for a sign
    permit?" but the one that says which permit, so it is related, not an answer. A key
    the documents never use is still required: a near miss stays a near miss. The act a
-   permission question asks about, or a wait runs to (``Facet.action``: "tow" of "Can
-   the city tow a car parked on the street …?", "call" of "how long must they wait
-   before calling?"), is required the same way: a sentence on street parking says
+   permission question asks about, or a deadline gives time for (``Facet.action``:
+   "tow" of "Can the city tow a car parked on the street …?", "finish" of "how many days
+   does a district get to finish …?"), is required the same way: a sentence on street parking says
    nothing of towing.
 
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer

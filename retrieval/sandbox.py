@@ -55,7 +55,8 @@ class _Reader:
     :data:`READER_FILES` files, has grown by the memory limit or idles
     :data:`READER_IDLE_SECONDS`."""
 
-    def __init__(self, work: Callable) -> None:
+    def __init__(self, work: Callable, *, key: tuple) -> None:
+        self.key = key  # (work, owner): what it may read
         context = multiprocessing.get_context("fork")
         self.conn, child_end = context.Pipe()
         self.process = context.Process(target=_serve, args=(work, child_end), daemon=True,
@@ -76,21 +77,21 @@ class _Reader:
 
 
 def readers_close() -> None:
-    """End this thread's readers (and, in tests, one forked before a monkeypatch, which
-    would not see it)."""
-    for reader in getattr(_local, "readers", {}).values():
+    """End this thread's reader, if any (and, in tests, one forked before a monkeypatch,
+    which would not see it)."""
+    reader = getattr(_local, "reader", None)
+    if reader is not None:
         reader.close()
-    _local.readers = {}
+    _local.reader = None
 
 
 def _reader(work: Callable, owner: object = None, *, fresh: bool = False) -> _Reader:
-    """This thread's reader for ``work`` and the files of ``owner``, forked when there is
-    none still usable; a thread keeps one reader (another owner's ends)."""
-    readers = _local.__dict__.setdefault("readers", {})
-    reader = readers.get((work, owner))
-    if fresh or reader is None or not reader.usable():
+    """This thread's reader for ``work`` and the files of ``owner``, forked when it has
+    none still usable for them: a thread keeps one reader (another owner's ends)."""
+    reader = getattr(_local, "reader", None)
+    if fresh or reader is None or reader.key != (work, owner) or not reader.usable():
         readers_close()
-        reader = _local.readers[(work, owner)] = _Reader(work)
+        reader = _local.reader = _Reader(work, key=(work, owner))
     return reader
 
 
@@ -102,8 +103,8 @@ def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: ob
     workspace's id at ingest): forking one per file cost about 11 ms and cold caches
     each, most of the time of a small file, and no child reads two firms' files, so a
     parser an exploit took over cannot touch another firm's. A child that fails a limit
-    or crashes is not reused. Raises :class:`ExtractionError` with the
-    child's own reason, or "took too long: over the N s limit (INGEST_TIMEOUT_SECONDS)",
+    or crashes is not reused. Raises :class:`ExtractionError` with the child's own
+    reason, or "took too long: over the N s limit (INGEST_TIMEOUT_SECONDS)",
     "needs too much memory: over the N MB limit (INGEST_MAX_MEMORY_MB)", "the parser
     crashed (…)". With ``INGEST_ISOLATE`` false, ``work`` runs in this process, unbounded.
     """
@@ -139,7 +140,7 @@ def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: ob
             reader.close()
             raise ExtractionError(_too_big())
         raise ExtractionError(value)
-    raise ExtractionError(_died(None, timeout))
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def _too_long(timeout: float) -> str:
@@ -170,16 +171,11 @@ def _address_space() -> int:
     return 0
 
 
-def _limit(kind: int, soft: int, hard_margin: int) -> None:
-    """Lower the soft limit of ``kind`` to ``soft`` (and the hard one to ``soft +
-    hard_margin``), never above a hard limit already set."""
+def _limit(kind: int, soft: int) -> None:
+    """Set the soft limit of ``kind`` to ``soft``, never above the hard limit, which is
+    left as it is so that the next file's soft limit can be set again."""
     _, hard = resource.getrlimit(kind)
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-        new_hard = min(soft + hard_margin, hard)
-    else:
-        new_hard = soft + hard_margin if hard_margin else resource.RLIM_INFINITY
-    resource.setrlimit(kind, (soft, new_hard))
+    resource.setrlimit(kind, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
 def _serve(work: Callable, conn) -> None:
@@ -217,9 +213,9 @@ def _one(work: Callable, path: str, memory: int, timeout: float) -> tuple[str, o
     the parent's wall-clock timeout stands behind the CPU limit."""
     try:
         if memory:
-            _limit(resource.RLIMIT_AS, _address_space() + memory, 0)
+            _limit(resource.RLIMIT_AS, _address_space() + memory)
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        _limit(resource.RLIMIT_CPU, int(usage.ru_utime + usage.ru_stime + timeout + 0.999), 0)
+        _limit(resource.RLIMIT_CPU, int(usage.ru_utime + usage.ru_stime + timeout + 0.999))
         return ("ok", work(Path(path)))
     except ExtractionError as exc:
         return ("error", exc.reason)

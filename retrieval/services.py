@@ -110,9 +110,9 @@ class IngestSummary:
     ``documents``: files processed; ``created``/``updated``/``unchanged``/``failed``:
     files per outcome; ``chunks``: chunks of the documents that are ready after the run
     (unchanged ones included); ``bytes``: the size of the files tried; ``seconds``:
-    wall-clock time; ``failures``: the failed
-    results, in order; ``skipped``: files found in the given folders but not tried
-    because their extension is unsupported, as paths (not counted in ``documents``).
+    wall-clock time; ``failures``: the failed results, in order; ``skipped``: files
+    found in the given folders but not tried because their extension is unsupported, as
+    paths (not counted in ``documents``).
     """
 
     documents: int = 0
