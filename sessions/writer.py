@@ -24,11 +24,12 @@ from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
-from retrieval.question import QuestionAnalysis
+from retrieval.question import QuestionAnalysis, act_object
 from retrieval.relevance import Relevance, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
+from verification.reading import mentions, roles
 from verification.skeptic import NOT_ANSWERED, PARTIAL_GAP, RELATED_HEADING
 
 NOT_FOUND = "Not found in available sources."
@@ -369,6 +370,21 @@ def _facet_key(c: Candidate, facet: int) -> tuple:
     return (round(coverage, 1), round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
 
 
+_CLAUSE_SPLIT_RE = re.compile(r";|,\s*(?:and|but|or)\s+")
+
+
+def _acted_on_acts(c: Candidate, acted_on: Sequence) -> bool:
+    """Whether a party acting in ``c`` (the agent of one of its clauses,
+    ``verification.reading.roles``) is one
+    the question names as acted on (``acted_on``: mentions in its
+    ``retrieval.question.act_object``): "The Bureau shall inform the state official …"
+    does not answer "does somebody have to tell the Bureau …?", whatever its words."""
+    if not acted_on:
+        return False
+    agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
+    return any(agent is not None and agent.same(m) for agent in agents for m in acted_on)
+
+
 def _repeats(c: Candidate, picked: Sequence[Candidate]) -> bool:
     """Whether ``c`` says what a picked sentence says: a list item alone and joined to
     its introduction, a sentence with and without its heading."""
@@ -380,7 +396,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     """The sentences of an Answer and the facets no sentence addresses.
 
     For each facet in question order, the best sentence that addresses it
-    (:func:`_facet_key`); then, up to ``limit``, other sentences that address a facet, those
+    (:func:`_facet_key`), one in which a party the question acts on acts last
+    (:func:`_acted_on_acts`); then, up to ``limit``, other sentences that address a facet, those
     of the chunks already quoted first (a condition or an exception beside the rule), then
     the rest in pool order, none repeating a quoted one. Nothing that addresses no facet.
     """
@@ -394,7 +411,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         if not options:
             missing.append(i)
             continue
-        picked.append(max(options, key=lambda c: _facet_key(c, i)))
+        acted_on = mentions(act_object(analysis.facets[i].text))
+        picked.append(max(options, key=lambda c: (not _acted_on_acts(c, acted_on), _facet_key(c, i))))
     used = {c.chunk.chunk_id for c in picked}
     extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed),
                     key=lambda c: c.chunk.chunk_id not in used)

@@ -350,3 +350,46 @@ def test_a_question_on_state_or_federal_law_is_not_confined_to_the_place_it_name
                   "Does federal law let Ray County deny a cell tower?",
                   "Which ORS chapter lets Rivergrove charge a sewer fee?"):
         assert question_route(wider, workspace=demo_workspace).local == [], wider
+
+
+# -- the lead is a sentence in which the asked party acts -----------------------------------------
+
+LEASE = "Residential Lease (hand-written)"
+
+
+def test_the_lead_is_not_a_sentence_in_which_the_party_acted_on_acts():
+    """"How much notice does a tenant have to give the landlord" is not answered first by
+    the landlord's notice to the tenant, however well its words and its score match."""
+    from sessions.writer import ExtractiveWriter, WriteRequest
+
+    landlord = _chunk("landlordnote", jurisdiction="private", level="private", title=LEASE,
+                      text="The Landlord shall give the Tenant 30 days' written notice before the Tenant "
+                           "has to move out of the premises.")
+    tenant = _chunk("tenantnotice", jurisdiction="private", level="private", title=LEASE,
+                    text="The Tenant shall give the Landlord 60 days' written notice before moving out "
+                         "of the premises.")
+    question = "How many days' notice does a tenant have to give the landlord before moving out?"
+    analysis = question_analyse(question)
+    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer",
+                                                   chunks=[landlord, tenant], analysis=analysis))
+    assert text.startswith("The Tenant shall give the Landlord 60 days"), text
+    # Asked the other way round, the landlord's notice leads.
+    question = "How many days' notice does the landlord have to give a tenant before the tenant moves out?"
+    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer",
+                                                   chunks=[tenant, landlord],
+                                                   analysis=question_analyse(question)))
+    assert text.startswith("The Landlord shall give the Tenant 30 days"), text
+
+
+@pytest.mark.parametrize("question, acted_on", [
+    ("How much notice does an employee owe the employer before quitting?", "the employer"),
+    ("Does the seller have to tell the buyer about a leaking roof?", "the buyer about a leaking roof"),
+    ("Must the city notify neighbours within 200 feet of a hearing?",
+     "neighbours within 200 feet of a hearing"),
+    ("Can the landlord keep the deposit, and how fast must it be returned?", "the deposit"),
+    ("How long is the warranty on a new roof?", ""),  # no act asked
+])
+def test_a_question_names_what_its_act_is_done_to(question, acted_on):
+    from retrieval.question import act_object
+
+    assert act_object(question) == acted_on
