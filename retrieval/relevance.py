@@ -26,6 +26,11 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    does a district get to finish …?"), is required the same way: a sentence on street parking says
    nothing of towing.
 
+6. it does not name what the question asks about only to set it aside: "institutions
+   shall disclose … for time accounts that do not renew automatically" is about other
+   accounts than a CD that "automatically rolls over" (:func:`negated_only`; unless the
+   question negates the same words).
+
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
 picks its sentences by it, and the verifier judges every claim by it
 (``verification.relevance``): one formula for all three.
@@ -221,6 +226,25 @@ def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bo
     return not any(re.search(rf"\b{re.escape(name.lower())}\b", lowered) for _, name in analysis.places)
 
 
+# "time accounts … that do not renew automatically": a restrictive clause that picks out
+# the things meant by what they do not do. Its words say which things are not meant.
+_NEGATED_CLAUSE_RE = re.compile(
+    r"\b(?:that|which|who)\s+(?:do|does|did|is|are|was|were|has|have|had|will|can|could|would|may)"
+    r"(?:\s+not|n['’]t)\s+((?:[A-Za-z]+\s*){1,2})", re.I)
+# "a seller without a license", "a CD that doesn't renew": words the question itself negates.
+_NEGATION_RE = re.compile(r"(?:\b(?:not|no|never|without|non)|n['’]t)\s+((?:[A-Za-z]+\s*){1,4})", re.I)
+
+
+def negated_only(text: str) -> set[str]:
+    """Porter stems ``text`` holds only inside a negated restrictive clause ("institutions
+    shall disclose … for time accounts that do not renew automatically" → {"renew",
+    "automat"}): the sentence is about the things that do not do it."""
+    inside = {s for m in _NEGATED_CLAUSE_RE.finditer(text) for s in content_terms(m.group(1))}
+    if not inside:
+        return set()
+    return inside - set(content_terms(_NEGATED_CLAUSE_RE.sub(" ", text)))
+
+
 def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = "",
                        idf: Mapping[str, float] | None = None, title: str = "",
                        scope: str | None = None, elsewhere: bool = False) -> Relevance:
@@ -234,6 +258,8 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     another place than the question's, :func:`out_of_place`) addresses none: it is
     related, never the answer."""
     stems, context_stems = set(content_terms(text)), set(content_terms(context))
+    contrary = negated_only(text) - {s for m in _NEGATION_RE.finditer(analysis.question)
+                                     for s in content_terms(m.group(1))}
     scope_stems = context_stems if scope is None else set(content_terms(scope))
     coverage, slots, addressed, scores = [], [], [], []
     years_ok = all(y in text or y in context for y in analysis.years)
@@ -259,6 +285,7 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         own = not topical or any(_holds(t, stems) for t in topical)
         required = facet.keys + ((facet.action,) if facet.action else ())
         keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in required)
+        keyed = keyed and not any(_holds(t, contrary) for t in facet.terms if not t.told)
         if c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)

@@ -224,3 +224,20 @@ def test_a_period_given_for_another_act_does_not_answer_the_deadline():
     idf = {"buyer": 3.0, "back": 2.0, "timeshar": 6.0, "contract": 2.0}
     cancel = "A buyer may cancel the contract for a timeshare within 5 days after signing it."
     assert sentence_relevance(analysis, cancel, idf=idf).addressed == (0,)
+
+
+def test_a_sentence_about_the_things_that_do_not_do_what_was_asked_does_not_answer():
+    """"Memberships that do not renew automatically" are not the membership that
+    automatically renews; asked about those that do not, the sentence answers."""
+    idf = {"notic": 2.0, "gym": 5.0, "member": 3.0, "automat": 4.0, "renew": 4.0}
+    lapsing = "A gym shall give 10 days' notice to members whose memberships do not renew automatically."
+    lapsing_that = ("A gym shall give 10 days' notice of the end of memberships that do not renew "
+                    "automatically.")
+    renewing = "A gym shall give 30 days' notice before a membership renews automatically."
+    analysis = question_analyse("How much notice must a gym give before a membership automatically renews?")
+    assert sentence_relevance(analysis, renewing, idf=idf).addressed == (0,)
+    assert sentence_relevance(analysis, lapsing_that, idf=idf).addressed == ()
+    assert sentence_relevance(analysis, lapsing, idf=idf).addressed == (0,)  # "whose": not read
+    analysis = question_analyse("How much notice must a gym give when a membership doesn't renew "
+                                "automatically?")
+    assert sentence_relevance(analysis, lapsing_that, idf=idf).addressed == (0,)
