@@ -11,7 +11,7 @@ SQLite cannot load extensions (no sqlite-vec), so numpy does the search.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,7 +21,8 @@ from django.db.models import Count, Max
 from retrieval.embedders import Embedder, embedder_require, query_vector
 from retrieval.fts import fts_idf
 from retrieval.index import Hit
-from retrieval.models import Chunk, ChunkVector, Document
+from retrieval.index_writes import IndexWrites
+from retrieval.models import ChunkVector, Document
 
 _CACHED_MATRICES = 8  # (workspace, model) matrices kept in memory
 
@@ -35,26 +36,6 @@ def embedding_text(title: str, heading: str, text: str) -> str:
     """What is embedded for a chunk: document title, section heading and text, one per
     line (the title and heading situate a passage, as in the lexical index's columns)."""
     return "\n".join(part for part in (title, heading, text) if part)
-
-
-def vectors_store(*, chunks: Sequence[Chunk], vectors: np.ndarray, model: str) -> None:
-    """Write ``vectors`` (``len(chunks) × d`` float32, unit rows) as the ``model`` vectors
-    of ``chunks`` (each with its ``document`` loaded), replacing any they had. Call inside
-    the transaction that writes the chunks. Raises ``ValueError`` on a count mismatch."""
-    if len(chunks) != len(vectors):
-        raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors.")
-    if not chunks:
-        return
-    vectors = np.ascontiguousarray(vectors, dtype="<f4")
-    ChunkVector.objects.filter(chunk__in=[c.pk for c in chunks], model=model).delete()
-    ChunkVector.objects.bulk_create(
-        [
-            ChunkVector(chunk_id=chunk.pk, workspace_id=chunk.document.workspace_id, model=model,
-                        dims=vectors.shape[1], vector=row.tobytes())
-            for chunk, row in zip(chunks, vectors, strict=True)
-        ],
-        batch_size=500,
-    )
 
 
 @dataclass(frozen=True)
@@ -160,7 +141,7 @@ def filter_mask(
     return mask
 
 
-class DenseIndex:
+class DenseIndex(IndexWrites):
     """Exact cosine search over the workspace's in-database vectors of the configured
     embedder (``CIQ_EMBEDDER``).
 

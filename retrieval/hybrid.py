@@ -16,6 +16,7 @@ from django.conf import settings
 from retrieval.dense import DenseIndex
 from retrieval.embedders import Embedder
 from retrieval.index import Hit, lexical_index
+from retrieval.index_writes import IndexWrites
 
 
 def rrf_fuse(rankings: Sequence[Sequence[Hit]], *, k: int) -> list[Hit]:
@@ -37,7 +38,7 @@ def rrf_fuse(rankings: Sequence[Sequence[Hit]], *, k: int) -> list[Hit]:
     return [Hit(chunk_pk=pk, **entry) for pk, entry in ordered]
 
 
-class HybridIndex:
+class HybridIndex(IndexWrites):
     """Lexical and dense search of the same workspace, lane and jurisdictions, each read
     ``HYBRID_DEPTH`` deep (at least k), fused by :func:`rrf_fuse` with ``RRF_K``. With an
     ``expansion`` (``retrieval.lexicon`` phrasings) the expanded BM25 query is a third

@@ -1,7 +1,8 @@
 """Chunk indexes: the ``ChunkIndex`` interface, the lexical index (BM25 over chunk text,
 heading and document title) and the registry of backends.
 
-``ChunkIndex`` is the interface every index implements: ``lexical`` (BM25 on SQLite FTS5
+``ChunkIndex`` is the interface every index implements, its searches and its writes
+(``retrieval/index_writes.py``): ``lexical`` (BM25 on SQLite FTS5
 or on PostgreSQL full-text search, whichever database holds the chunks; here),
 ``dense`` (exact cosine over in-database vectors, ``retrieval/dense.py``), ``hybrid``
 (both fused by reciprocal rank, ``retrieval/hybrid.py``) and ``pinecone`` (the vector
@@ -21,6 +22,7 @@ from django.db import connection
 from ciq.text import INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
 from retrieval.fts import fts_exists, fts_idf, fts_table
 from retrieval.fts_postgres import fts_search, phrase_terms
+from retrieval.index_writes import IndexWrites
 
 # BM25 column weights for (text, heading, title): a query word in the section heading or
 # in the document title says more about the chunk than one in running text.
@@ -80,6 +82,21 @@ class ChunkIndex(Protocol):
         workspace ``workspace_id`` (never another workspace's: ``retrieval.fts``)."""
         ...
 
+    def upsert(self, document, chunks, *, vectors=None, model: str = "") -> None:
+        """Index ``document``'s new ``chunks`` (and their ``vectors`` of embedder
+        ``model``, when given) inside the caller's transaction
+        (``retrieval.index_writes.IndexWrites``)."""
+        ...
+
+    def remove(self, document) -> None:
+        """Take ``document``'s chunks out of the index before they are deleted."""
+        ...
+
+    def vectors_changed(self, workspace_id: int, *, documents=None, on_commit: bool = False) -> int:
+        """The database's vectors, or their chunks' metadata, of ``documents`` (pks; None:
+        the workspace's) changed; returns the vectors the index sent elsewhere."""
+        ...
+
 
 def query_tokens(query: str) -> list[str]:
     """The tokens a lexical index searches for: the question's distinct non-stopword,
@@ -99,7 +116,7 @@ def match_expression(query: str) -> str:
     return " OR ".join(f'"{token}"' for token in query_tokens(query))
 
 
-class SQLiteFTSIndex:
+class SQLiteFTSIndex(IndexWrites):
     """BM25 over the workspace's own FTS5 table (:mod:`retrieval.fts`).
 
     Scores are SQLite's ``bm25()`` (Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75) with
@@ -148,7 +165,7 @@ class SQLiteFTSIndex:
         return fts_idf(terms, workspace_id=workspace_id)
 
 
-class PostgresFTSIndex:
+class PostgresFTSIndex(IndexWrites):
     """BM25 over PostgreSQL full-text search (:mod:`retrieval.fts_postgres`): the same
     query (:func:`query_tokens`, each token a phrase of its FTS5 terms, OR-ed as a
     tsquery of quoted lexemes: user text is never tsquery syntax), the same lexemes, the

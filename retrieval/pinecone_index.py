@@ -19,11 +19,13 @@ from functools import cache
 import numpy as np
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
 
 from retrieval.embedders import Embedder, embedder_require, query_vector
 from retrieval.fts import fts_idf
 from retrieval.index import Hit
-from retrieval.models import Chunk, ChunkVector
+from retrieval.index_writes import IndexWrites
+from retrieval.models import Chunk, ChunkVector, Document
 
 logger = logging.getLogger(__name__)
 
@@ -126,9 +128,10 @@ def vectors_push(*, workspace_id: int, document_ids: Sequence[int] | None = None
     return len(vectors)
 
 
-def vectors_remove(*, workspace_id: int, chunk_ids: Sequence[str]) -> None:
+def vectors_remove(*, workspace_id: int, chunk_ids: Sequence[str]) -> int:
     """Delete the vectors of ``chunk_ids`` from the workspace's namespace (ids it does not
-    hold are ignored), at most 1000 per request. Raises :class:`PineconeSyncError`."""
+    hold are ignored), at most 1000 per request; returns the ids sent. Raises
+    :class:`PineconeSyncError`."""
     index = pinecone_index()
     ids = sorted(set(chunk_ids))
     for start in range(0, len(ids), _MAX_IDS_PER_REQUEST):
@@ -137,13 +140,33 @@ def vectors_remove(*, workspace_id: int, chunk_ids: Sequence[str]) -> None:
                          namespace=namespace_for(workspace_id))
         except _sdk_errors() as exc:
             raise PineconeSyncError(f"Pinecone delete of {len(ids)} vectors failed: {exc}") from exc
+    return len(ids)
 
 
-class PineconeIndex:
+def _on_commit(sync) -> None:
+    """Run ``sync`` (a Pinecone write) once the caller's transaction commits (at once
+    outside one), a :class:`PineconeSyncError` logged with the command that repairs it:
+    the database, which holds every vector, is unaffected."""
+
+    def logged() -> None:
+        try:
+            sync()
+        except PineconeSyncError as exc:
+            logger.error("%s The vectors are kept in the database: run `manage.py embed "
+                         "--workspace NAME` to push them again.", exc)
+
+    transaction.on_commit(logged)
+
+
+class PineconeIndex(IndexWrites):
     """Dense search in Pinecone: the question embedded by ``CIQ_EMBEDDER``, the
     workspace's namespace, the jurisdiction and lane filter, ``top_k`` = k. Matches are
     mapped back to the workspace's chunks by ``chunk_id`` (a vector whose chunk is gone
     is skipped). ``Hit.cosine`` is Pinecone's cosine score.
+
+    Writes: the database's (``retrieval.index_writes.IndexWrites``), then the copy in
+    the workspace's namespace once the caller's transaction commits (:func:`_on_commit`):
+    a document's vectors upserted after its chunks, its chunk ids deleted with them.
 
     Raises ``ImproperlyConfigured`` (no embedder, key or host), :class:`PineconeSyncError`
     when the query fails after the SDK's retries, and ``EmbeddingError``.
@@ -175,3 +198,23 @@ class PineconeIndex:
     def idf(self, terms, *, workspace_id):
         """The lexical index's IDF (term weights for the Writer and the similarity)."""
         return fts_idf(terms, workspace_id=workspace_id)
+
+    def upsert(self, document, chunks, *, vectors=None, model=""):
+        super().upsert(document, chunks, vectors=vectors, model=model)
+        if vectors is not None:
+            self.vectors_changed(document.workspace_id, documents=[document.pk], on_commit=True)
+
+    def remove(self, document: Document) -> None:
+        chunk_ids = list(document.chunks.values_list("chunk_id", flat=True))
+        super().remove(document)
+        if chunk_ids:
+            _on_commit(lambda: vectors_remove(workspace_id=document.workspace_id, chunk_ids=chunk_ids))
+
+    def vectors_changed(self, workspace_id, *, documents=None, on_commit=False):
+        def push() -> int:
+            return vectors_push(workspace_id=workspace_id, document_ids=documents, model=self.embedder.name)
+
+        if on_commit:
+            _on_commit(push)
+            return 0
+        return push()

@@ -1,12 +1,12 @@
 """Retrieval writes: ingesting and deleting documents (DESIGN.md §2, §3).
 
-Ingestion is extract → chunk → (embed) → index. The chunks are written to the
-workspace's own lexical index table (``retrieval.fts``) in the transaction that creates
-them, and leave it with them (:func:`chunks_delete`, ``retrieval.signals``). With an
-embedder (``CIQ_EMBEDDER``) each document's chunks are embedded in batches before its
-transaction and their vectors written with the chunks (``ChunkVector``); with
-``CIQ_INDEX=pinecone`` the vectors are upserted to (and removed chunks deleted from) the
-workspace's Pinecone namespace once the transaction commits. An embedding or Pinecone
+Ingestion is extract → chunk → (embed) → index. The configured index
+(``retrieval.index.index_get``) takes the chunks in the transaction that creates them and
+lets them go with them (its ``upsert`` and ``remove``, ``retrieval.index_writes``;
+:func:`chunks_delete`, ``retrieval.signals``): the workspace's own lexical rows
+(``retrieval.fts``) and, with an embedder (``CIQ_EMBEDDER``), the vectors embedded in
+batches before the transaction (``ChunkVector``); with ``CIQ_INDEX=pinecone`` also the
+copy in the workspace's Pinecone namespace, once the transaction commits. An embedding or Pinecone
 failure never loses a document: it is stored without vectors (or without its Pinecone
 copy), a warning says so, and :func:`workspace_embed` (``manage.py embed``) fills the gap.
 
@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 from django.core.files import File
 from django.db import models, transaction
 
@@ -38,7 +37,7 @@ from ciq.models import AuditEvent, Workspace
 from ciq.permissions import Action, permission_require
 from ciq.services import audit_record
 from retrieval.chunking import chunk_id_for, chunk_text, span_sections
-from retrieval.dense import embedding_text, vectors_store
+from retrieval.dense import embedding_text
 from retrieval.embedders import Embedder, EmbeddingError, embedder_get, embedder_require
 from retrieval.extract import (
     SUPPORTED_SUFFIXES,
@@ -47,10 +46,10 @@ from retrieval.extract import (
     extract_text,
     oversize_reason,
 )
-from retrieval.fts import fts_add, fts_remove
+from retrieval.index import ChunkIndex, index_get
+from retrieval.index_writes import vectors_store
 from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
 from retrieval.models import Chunk, Document, JurisdictionLevel
-from retrieval.pinecone_index import PineconeSyncError, vectors_push, vectors_remove
 from retrieval.sandbox import extract_bounded
 
 logger = logging.getLogger(__name__)
@@ -379,9 +378,7 @@ def document_delete(*, document: Document, user=None) -> None:
                      target=document.title, document_id=document.pk, source_path=document.source_path,
                      sha256=document.sha256, chunks=document.chunks.count())
         _delete_file_on_commit(document.file.name)
-        _pinecone_sync_on_commit(workspace_id=document.workspace_id,
-                                 removed=_chunk_ids(document))
-        document.delete()
+        document.delete()  # its chunks leave the index first (retrieval.signals)
 
 
 @dataclass
@@ -436,8 +433,7 @@ def workspace_embed(
             progress(summary.embedded)
     summary.seconds = time.perf_counter() - started
     summary.vectors = ready.filter(vectors__model=embedder.name).count()
-    if settings.CIQ_INDEX == "pinecone":
-        summary.pushed = vectors_push(workspace_id=workspace.pk, model=embedder.name)
+    summary.pushed = index_get().vectors_changed(workspace.pk)
     return summary
 
 
@@ -509,9 +505,8 @@ def _apply_metadata(*, document: Document, metadata: DocumentMetadata | None,
         else:
             with transaction.atomic():
                 vectors_store(chunks=rows, vectors=vectors, model=embedder.name)
-    # New metadata (jurisdiction, lane) for the Pinecone filter; runs at once here, or when
-    # a caller's transaction commits.
-    _pinecone_sync_on_commit(workspace_id=document.workspace_id, pushed=[document.pk])
+    # New metadata (jurisdiction, lane) for an index that filters on its own copy.
+    index_get().vectors_changed(document.workspace_id, documents=[document.pk], on_commit=True)
     return IngestResult(document=document, status=IngestStatus.UPDATED, chunks=chunks, error="",
                         path=path, warning=warning)
 
@@ -538,6 +533,7 @@ def _write_document(
     replaced chunks' Pinecone vectors (and the new ones are pushed).
     """
     document = at_path if at_path is not None else Document(workspace=workspace)
+    index = index_get()
     status = IngestStatus.UPDATED if at_path is not None else IngestStatus.CREATED
     if metadata is None and at_path is None:
         metadata = default_metadata(path)
@@ -564,10 +560,8 @@ def _write_document(
             document.error = ""
             document.full_clean(exclude=["file"])
             document.save()  # derives the lane from the level
-            removed: list[str] = []
             if at_path is not None:
-                removed = _chunk_ids(document)
-                chunks_delete(document)
+                chunks_delete(document, index)
             text = extracted.text
             created = Chunk.objects.bulk_create(
                 [
@@ -591,13 +585,8 @@ def _write_document(
                 ],
                 batch_size=500,
             )
-            fts_add(workspace.pk, ((c.pk, c.text, c.heading, document.title) for c in created))
-            if vectors is not None and embedder is not None:
-                vectors_store(chunks=created, vectors=vectors, model=embedder.name)
-            _pinecone_sync_on_commit(
-                workspace_id=workspace.pk, removed=removed,
-                pushed=[document.pk] if vectors is not None else [],
-            )
+            index.upsert(document, created, vectors=vectors if embedder is not None else None,
+                         model=embedder.name if embedder is not None else "")
             if old_file and old_file != stored_name:
                 _delete_file_on_commit(old_file)
     except BaseException:
@@ -652,8 +641,7 @@ def _record_failure(
                 for name, value in _metadata_fields(metadata or default_metadata(path)).items():
                     setattr(document, name, value)
             if at_path is not None:
-                _pinecone_sync_on_commit(workspace_id=workspace.pk, removed=_chunk_ids(document))
-                chunks_delete(document)
+                chunks_delete(document, index_get())
                 _delete_file_on_commit(document.file.name)
                 document.file.name = ""
             document.source_path = source_path
@@ -706,38 +694,8 @@ def _not_embedded(workspace: Workspace, exc: Exception) -> str:
     return warning
 
 
-def chunks_delete(document: Document) -> None:
-    """Delete the document's chunks and their rows in the workspace's lexical index
-    (``retrieval.fts``); their vectors go by cascade."""
-    fts_remove(document.workspace_id, list(document.chunks.values_list("pk", flat=True)))
+def chunks_delete(document: Document, index: ChunkIndex) -> None:
+    """Delete the document's chunks after taking them out of ``index`` (its lexical rows,
+    and any copy the index keeps elsewhere); their vectors go by cascade."""
+    index.remove(document)
     Chunk.objects.filter(document=document).delete()
-
-
-def _chunk_ids(document: Document) -> list[str]:
-    """The document's chunk ids when Pinecone holds copies of them (else none needed)."""
-    if settings.CIQ_INDEX != "pinecone" or document.pk is None:
-        return []
-    return list(Chunk.objects.filter(document=document).values_list("chunk_id", flat=True))
-
-
-def _pinecone_sync_on_commit(*, workspace_id: int, removed: Sequence[str] = (),
-                             pushed: Sequence[int] = ()) -> None:
-    """With ``CIQ_INDEX=pinecone``, once the transaction commits: delete the ``removed``
-    chunk ids from the workspace's namespace and upsert the vectors of the ``pushed``
-    documents. A failure is logged with the command that repairs it; the database,
-    which holds every vector, is unaffected."""
-    if settings.CIQ_INDEX != "pinecone" or not (removed or pushed):
-        return
-    embedder = embedder_get()
-
-    def sync() -> None:
-        try:
-            if removed:
-                vectors_remove(workspace_id=workspace_id, chunk_ids=removed)
-            if pushed and embedder is not None:
-                vectors_push(workspace_id=workspace_id, document_ids=pushed, model=embedder.name)
-        except PineconeSyncError as exc:
-            logger.error("%s The vectors are kept in the database: run `manage.py embed "
-                         "--workspace NAME` to push them again.", exc)
-
-    transaction.on_commit(sync)

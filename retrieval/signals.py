@@ -1,4 +1,4 @@
-"""Keeps each workspace's lexical index (:mod:`retrieval.fts`) in step with deletions and
+"""Keeps each workspace's index (:mod:`retrieval.fts`, ``retrieval.index_writes``) in step with deletions and
 title edits that do not go through :mod:`retrieval.services`: a document deleted in the
 admin or by a workspace's cascade, a title edited in the admin or the API."""
 
@@ -8,14 +8,16 @@ from django.db.models.signals import post_delete, pre_delete, pre_save
 from django.dispatch import receiver
 
 from ciq.models import Workspace
-from retrieval.fts import fts_drop, fts_remove, fts_retitle
+from retrieval.fts import fts_drop, fts_retitle
+from retrieval.index import index_get
 from retrieval.models import Document
 
 
 @receiver(pre_delete, sender=Document, dispatch_uid="retrieval.fts.document_delete")
 def document_leaves_index(sender, instance: Document, **kwargs) -> None:
-    """Before a document's chunks go by cascade, drop their rows from the index."""
-    fts_remove(instance.workspace_id, list(instance.chunks.values_list("pk", flat=True)))
+    """Before a document's chunks go by cascade, take them out of the configured index
+    (its lexical rows, and any copy it keeps elsewhere: ``retrieval.index_writes``)."""
+    index_get().remove(instance)
 
 
 @receiver(pre_save, sender=Document, dispatch_uid="retrieval.fts.document_retitle")

@@ -146,6 +146,18 @@ def test_removing_a_document_deletes_its_vectors_after_commit(
     assert replay.bodies("/vectors/delete") == [{"namespace": f"ws-{demo_workspace.pk}", "ids": ids}]
 
 
+def test_a_document_deleted_outside_the_services_leaves_pinecone_too(
+    replay, demo_workspace, django_capture_on_commit_callbacks
+):
+    """The admin's bulk delete and a workspace's cascade go through no service: the
+    index's own ``remove`` (``retrieval.signals``) deletes the vectors it keeps."""
+    document = Document.objects.get(workspace=demo_workspace, title__contains="88-2017")
+    ids = sorted(document.chunks.values_list("chunk_id", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        Document.objects.filter(pk=document.pk).delete()
+    assert replay.bodies("/vectors/delete") == [{"namespace": f"ws-{demo_workspace.pk}", "ids": ids}]
+
+
 def test_a_rate_limited_query_is_retried_by_the_sdk(replay, demo_workspace):
     replay.fail["/query"] = [(429, {"code": 8, "message": "Request failed. You've reached the max "
                                     "read units per second (2000) for index ciq-chunks.",
