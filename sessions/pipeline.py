@@ -54,7 +54,7 @@ from sessions.events import EventLog
 from sessions.memo import memo_sources_refreshed
 from sessions.memory import WorkingMemory
 from sessions.models import EventType, Mode, Outcome, Revision, RevisionAuthor, RunStatus, Turn
-from sessions.pinpoints import sources_pinpointed
+from sessions.pinpoints import quoted_sentences, sources_pinpointed
 from sessions.prompts.answer import NO_INFORMATION
 from sessions.prompts.compliance import permits_parse
 from sessions.prompts.revision import Finding
@@ -456,7 +456,9 @@ class TurnRun:
                         cycle=number, turn=turn.index,
                         title=source.document_title if source else "",
                         citation_label=source.citation_label if source else "",
-                        pinpoint=source.pinpoint if source else "",
+                        # the section of the sentence that cites it, not the chunk's first
+                        pinpoint=source.cited_pinpoint(quoted_sentences(text).get(chunk_id, ()))
+                        if source else "",
                         known=source is not None,
                     )
 

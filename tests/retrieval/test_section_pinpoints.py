@@ -78,6 +78,9 @@ def test_the_answer_sources_cite_the_section_of_the_quoted_sentence(demo_workspa
     cited = [s for s in data["sources"] if "Debt Limit" in s["text"]]
     assert "Except by consent of the voters" in turn.answer_markdown
     assert cited and cited[0]["pinpoint"] == "Rivergrove Charter (1974) § 41"
+    # The citation streamed while the answer was written names the same section.
+    detected = turn.session.events.get(type="citation_detected", payload__chunk_id=cited[0]["chunk_id"])
+    assert detected.payload["pinpoint"] == "Rivergrove Charter (1974) § 41"
 
 
 @pytest.mark.django_db
