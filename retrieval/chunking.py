@@ -56,6 +56,7 @@ _HEADING_ANY_LENGTH_RE = re.compile(
       | §{1,2}\s*\d                                         # § 1006.2, §§ 117.5
       | (?:SECTION|Section|SEC\.|Sec\.)\s+\d+[A-Za-z]?(?:[.\-]\d+)*\b  # Section 4.2
       | \d{1,4}[A-Z]?\.\d{3,4}\s+[A-Z(]                     # ORS 156.010 Definitions
+      | (?:>\s*)?(?:\*\*|__)(?:§{1,2}\s*\d|(?:SECTION|Section|SEC\.|Sec\.)\s+\d)  # **Section 2.** The …
     )""",
     re.VERBOSE,
 )
@@ -403,6 +404,9 @@ def _classify(line: str, words: int) -> int:
 
 
 _MARKDOWN_LEVEL_RE = re.compile(r"^(#{1,6})\s")
+_QUOTE_MARK_RE = re.compile(r"^>\s*")
+# A bold label followed by its section's text on the same line.
+_RUN_IN_LABEL_RE = re.compile(r"^(?:>\s*)?(?:\*\*|__)([^*_]{1,120}?)(?:\*\*|__)\s*[^\s*_]")
 _DIVISION_RANK_RE = re.compile(
     r"^(?:\*\*|__)?(?:(PART|TITLE|CHAPTER|ARTICLE|APPENDIX|SUPPLEMENT|SCHEDULE|EXHIBIT|ANNEX)"
     r"|(SUBPART|SUBCHAPTER))\s+\S", re.IGNORECASE)
@@ -431,7 +435,7 @@ def heading_rank(line: str) -> tuple[int, int, int, int]:
     markdown = _MARKDOWN_LEVEL_RE.match(line)
     if markdown:
         return (0, len(markdown.group(1)), *_kind_rank(line[markdown.end():].lstrip()))
-    return (1, *_kind_rank(line.lstrip()), 0)
+    return (1, *_kind_rank(_QUOTE_MARK_RE.sub("", line.lstrip())), 0)
 
 
 def _kind_rank(text: str) -> tuple[int, int]:
@@ -452,8 +456,13 @@ def _kind_rank(text: str) -> tuple[int, int]:
 
 
 def _heading_text(line: str) -> str:
-    """Heading line without Markdown markup; a long line (a heading followed by its
-    body, as in ORS) is cut after its first sentence, then to 200 characters."""
+    """Heading line without Markdown markup; a bold label that runs into its body
+    ("**Section 2.** Ordinance No. 70-2001 is amended …") is the label; a long line (a
+    heading followed by its body, as in ORS) is cut after its first sentence, then to
+    200 characters."""
+    run_in = _RUN_IN_LABEL_RE.match(line)
+    if run_in:
+        return " ".join(run_in.group(1).split())
     heading = _HEADING_MARKUP_RE.sub("", line).strip()
     heading = " ".join(_HEADING_MARKUP_RE.sub("", heading).split())
     if len(heading) > 100:

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
 from ciq.services import workspace_get_or_create
-from retrieval.models import Chunk
+from retrieval.models import Chunk, section_path_at
 from retrieval.pinpoint import pinpoint_label
 from retrieval.services import documents_ingest
 from tests.conftest import CORPUS_DIR
@@ -59,12 +59,18 @@ def test_an_ordinance_section_keeps_the_ordinance_number(demo_workspace):
         == "Rivergrove Ord. No. 54-89C art. 5"
 
 
-def test_an_ordinance_whose_sections_are_not_headings_is_cited_whole(demo_workspace):
-    # Ord. 88-2017's sections are bold text in one chunk under the title line "ORDINANCE
-    # NO. 88-2017", which the ordinance's own number already says.
-    chunk = chunk_under(demo_workspace, "Rivergrove Ord. No. 88-2017", "ORDINANCE NO. 88-2017")
-    assert "**Section 3.**" in chunk.text
-    assert pinpoint_of(chunk) == "Rivergrove Ord. No. 88-2017"
+def test_an_ordinance_whose_sections_run_into_their_text_is_cited_by_section(demo_workspace):
+    # Ord. 88-2017 opens each section with a bold label on the line that holds its text
+    # ("**Section 2.** Rivergrove Ordinance No. 70-2001 is amended …"): each is a section.
+    chunk = chunk_under(demo_workspace, "Rivergrove Ord. No. 88-2017", "Section 3.")
+    assert chunk.text.lstrip().startswith("**Section 3.**")
+    assert pinpoint_of(chunk) == "Rivergrove Ord. No. 88-2017 § 3"
+    dock = Chunk.objects.get(document=chunk.document, text__contains="The dock shall not exceed 12 feet")
+    path = section_path_at(dock.sections, dock.heading_path, dock.text.index("The dock shall not exceed"))
+    document = dock.document
+    assert pinpoint_label(citation_label=document.citation_label, title=document.title,
+                          jurisdiction_level=document.jurisdiction_level, heading=path) \
+        == "Rivergrove Ord. No. 88-2017 § 2"
 
 
 def test_a_contract_is_cited_by_its_title_and_clause(demo_workspace):

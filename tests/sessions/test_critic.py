@@ -41,7 +41,7 @@ def verified(text: str, chunks: list[Chunk]):
 
 @pytest.fixture
 def authority(demo_workspace) -> Chunk:
-    return chunk(demo_workspace, "(A) AUTHORITY")
+    return Chunk.objects.get(document__workspace=demo_workspace, text__contains="### (A) AUTHORITY")
 
 
 @pytest.fixture
