@@ -21,7 +21,7 @@ from ciq.text import content_terms
 
 # One line a group: phrases separated by "|". The first phrase names the group.
 GROUPS = """
-dock|boat landing|pier|boat slip|moorage|float|floating structure|wharf
+dock|floating dock|boat landing|pier|boat slip|moorage|floating structure|wharf
 pile|piling|post|pole|support|pier|piers
 river|waterway|water|shoreline|riverbank|bank of the river|waterfront
 fine|penalty|civil penalty|punishment|sanction|fined|penalized|liable

@@ -59,6 +59,8 @@ def test_words_that_only_share_a_stem_are_not_synonyms():
     assert ("written",) not in alternatives(("sign",))  # a sign permit is not a signed writing
     assert ("amount",) not in alternatives(("fee",))  # "in an amount not less than $5,000" is no fee
     assert ("complaint",) not in alternatives(("charg",))  # what the city charges is not a charge sheet
+    assert ("float",) not in alternatives(("dock",))  # "floating indebtedness" is no dock
+    assert ("float", "structur") in alternatives(("dock",)) and ("dock",) in alternatives(("float", "dock"))
     assert ("void",) in alternatives(("expir",)) and ("obtain",) in alternatives(("pull",))
 
 
