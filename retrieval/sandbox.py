@@ -25,6 +25,7 @@ import os
 import resource
 import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,11 +79,12 @@ class _Reader:
 
 def readers_close() -> None:
     """End this thread's reader, if any (and, in tests, one forked before a monkeypatch,
-    which would not see it)."""
+    which would not see it), with the request it may have been sent ahead."""
     reader = getattr(_local, "reader", None)
     if reader is not None:
         reader.close()
     _local.reader = None
+    _local.pending = None
 
 
 def _reader(work: Callable, owner: object = None, *, fresh: bool = False) -> _Reader:
@@ -95,7 +97,8 @@ def _reader(work: Callable, owner: object = None, *, fresh: bool = False) -> _Re
     return reader
 
 
-def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: object = None):
+def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: object = None,
+                    then: Path | None = None):
     """``work(path)`` (default :func:`extract_and_chunk`) in a child process under the
     ingestion time and memory limits; returns what it returns.
 
@@ -103,7 +106,12 @@ def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: ob
     workspace's id at ingest): forking one per file cost about 11 ms and cold caches
     each, most of the time of a small file, and no child reads two firms' files, so a
     parser an exploit took over cannot touch another firm's. A child that fails a limit
-    or crashes is not reused. Raises :class:`ExtractionError` with the child's own
+    or crashes is not reused. ``then``: the file the caller will read next: the child is
+    sent it as soon as it answers for this one, so it reads that file while the caller
+    writes this one (a batch ingest, ``retrieval.services.documents_ingest``); the next
+    call for ``then`` collects the answer, its wall-clock limit counted from the moment it
+    was sent, and a call for another file first waits for that answer and drops it.
+    Raises :class:`ExtractionError` with the child's own
     reason, or "took too long: over the N s limit (INGEST_TIMEOUT_SECONDS)",
     "needs too much memory: over the N MB limit (INGEST_MAX_MEMORY_MB)", "the parser
     crashed (…)". With ``INGEST_ISOLATE`` false, ``work`` runs in this process, unbounded.
@@ -112,13 +120,16 @@ def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: ob
         return work(path)
     parsers_import()
     timeout = settings.INGEST_TIMEOUT_SECONDS
-    memory = settings.INGEST_MAX_MEMORY_MB * 1024 * 1024
-    request = (str(path), memory, timeout)
+    ahead = _taken_ahead(path)
     for attempt in (1, 2):  # a reader that left while idle, just now, is replaced once
         reader = _reader(work, owner, fresh=attempt == 2)
         try:
-            reader.conn.send(request)
-            answered = reader.conn.poll(timeout)
+            if ahead is not None and ahead[0] is reader and attempt == 1:
+                deadline = ahead[1]
+            else:
+                reader.conn.send(_request(path))
+                deadline = time.monotonic() + timeout
+            answered = reader.conn.poll(max(0.0, deadline - time.monotonic()))
             kind, value = reader.conn.recv() if answered else ("late", None)
         except (EOFError, OSError):
             reader.process.join(5)
@@ -128,19 +139,60 @@ def extract_bounded(path: Path, work: Callable = extract_and_chunk, *, owner: ob
                 continue
             raise ExtractionError(_died(exitcode, timeout)) from None
         except BaseException:  # interrupted: its answer must not be read for the next file
-            reader.close()
+            readers_close()
             raise
         if kind == "late":
-            reader.close()
+            readers_close()
             raise ExtractionError(_too_long(timeout))
         reader.served += 1
+        if kind == "memory":
+            readers_close()
+            raise ExtractionError(_too_big())
+        if then is not None:
+            _send_ahead(reader, then)
         if kind == "ok":
             return value
-        if kind == "memory":
-            reader.close()
-            raise ExtractionError(_too_big())
         raise ExtractionError(value)
     raise AssertionError("unreachable: the second attempt returns or raises")
+
+
+def _request(path: Path) -> tuple[str, int, float]:
+    return (str(path), settings.INGEST_MAX_MEMORY_MB * 1024 * 1024, settings.INGEST_TIMEOUT_SECONDS)
+
+
+def _taken_ahead(path: Path) -> tuple[_Reader, float] | None:
+    """(reader, deadline) when ``path`` was sent ahead (:func:`_send_ahead`) to this
+    thread's reader, whose answer the caller now collects; else None, after waiting for
+    and dropping the answer to a file sent ahead that the caller did not ask for after
+    all (an unchanged file), or ending a reader that does not give it in time."""
+    pending = getattr(_local, "pending", None)
+    _local.pending = None
+    if pending is None:
+        return None
+    reader, ahead, deadline = pending
+    if ahead == str(path):
+        return reader, deadline
+    try:
+        if reader.conn.poll(max(0.0, deadline - time.monotonic())):
+            reader.conn.recv()
+            reader.served += 1
+            return None
+    except (EOFError, OSError):
+        pass
+    readers_close()
+    return None
+
+
+def _send_ahead(reader: _Reader, path: Path) -> None:
+    """Send ``path`` to ``reader`` before the caller asks for it (see
+    :func:`extract_bounded`'s ``then``); a reader that cannot take it is not sent it."""
+    if not reader.usable():
+        return
+    try:
+        reader.conn.send(_request(path))
+    except OSError:
+        return
+    _local.pending = (reader, str(path), time.monotonic() + settings.INGEST_TIMEOUT_SECONDS)
 
 
 def _too_long(timeout: float) -> str:

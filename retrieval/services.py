@@ -149,6 +149,7 @@ def document_ingest(
     metadata: DocumentMetadata | None = None,
     source_path: str | None = None,
     shown_as: str | None = None,
+    then: Path | None = None,
 ) -> IngestResult:
     """Load one file into ``workspace``: extract its text, chunk it, write the Document
     and its Chunks (and their rows in the workspace's lexical index) and keep a copy of the file in
@@ -181,7 +182,9 @@ def document_ingest(
     ``token_count`` is the chunk's word count. With ``CIQ_EMBEDDER`` set, the chunks are
     embedded (title, heading and text) before the transaction and their vectors written
     in it; an embedding failure keeps the document, without vectors, and sets
-    ``warning``. ``ImproperlyConfigured`` (e.g. no API key) is raised.
+    ``warning``. ``ImproperlyConfigured`` (e.g. no API key) is raised. ``then``: the file
+    the caller ingests next, read while this one is written
+    (``retrieval.sandbox.extract_bounded``).
     """
     path = Path(path)
     shown = shown_as or str(path)
@@ -233,7 +236,7 @@ def document_ingest(
         return _apply_metadata(document=same, metadata=metadata, path=shown)
 
     try:  # in a child process, under the time and memory limits (retrieval/sandbox.py)
-        extracted, spans = extract_bounded(path, work=_extract_and_chunk, owner=workspace.pk)
+        extracted, spans = extract_bounded(path, work=_extract_and_chunk, owner=workspace.pk, then=then)
     except ExtractionError as exc:
         return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
                                metadata=metadata, at_path=at_path, sha256=sha256, size=size,
@@ -312,13 +315,15 @@ def documents_ingest(
     entries = read_manifest(manifest) if manifest is not None else {}
     manifest_root = Path(manifest).resolve().parent if manifest is not None else None
     summary = IngestSummary(skipped=[str(p) for p in collected.skipped])
-    for file in collected.files:
+    for i, file in enumerate(collected.files):
         metadata = None
         if manifest_root is not None:
             resolved = file.resolve()
             if resolved.is_relative_to(manifest_root):
                 metadata = entries.get(resolved.relative_to(manifest_root).as_posix())
-        result = document_ingest(workspace=workspace, path=file, metadata=metadata)
+        following = collected.files[i + 1] if i + 1 < len(collected.files) else None
+        then = following if following is not None and _to_be_read(workspace, following) else None
+        result = document_ingest(workspace=workspace, path=file, metadata=metadata, then=then)
         summary.add(result)
         with contextlib.suppress(OSError):  # a file gone since: counted as failed already
             summary.bytes += file.stat().st_size
@@ -326,6 +331,21 @@ def documents_ingest(
             progress(result)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _to_be_read(workspace: Workspace, path: Path) -> bool:
+    """Whether ingesting ``path`` will likely read it, so it is worth reading ahead: no
+    ready document of the workspace at its path has its size (an unchanged file is
+    known by its digest only later; a wrong guess costs one file read for nothing, or
+    one file not read ahead)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False
+    if oversize_reason(size):
+        return False
+    return not Document.objects.filter(workspace=workspace, source_path=str(path.resolve()),
+                                       status=Document.Status.READY, size_bytes=size).exists()
 
 
 def collect_files(paths: Sequence[Path]) -> CollectedFiles:

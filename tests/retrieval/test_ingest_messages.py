@@ -58,7 +58,7 @@ def test_a_failed_api_upload_shows_the_file_name_only(
 
 def test_a_parser_message_quoting_the_staged_path_shows_the_name_instead(
         demo_workspace, django_capture_on_commit_callbacks, monkeypatch):
-    def choke(path: Path, work=None, owner=None):
+    def choke(path: Path, work=None, owner=None, then=None):
         raise OSError(f"[Errno 5] Input/output error: '{path}'")
 
     monkeypatch.setattr("retrieval.services.extract_bounded", choke)
@@ -103,7 +103,7 @@ def test_the_ingest_command_stores_a_failure_under_the_file_name_only(
 
 def test_the_ingest_command_hides_the_path_a_parser_message_quotes(
         other_workspace, tmp_path, monkeypatch):
-    def choke(path: Path, work=None, owner=None):
+    def choke(path: Path, work=None, owner=None, then=None):
         raise OSError(f"[Errno 5] Input/output error: '{path.resolve()}'")
 
     monkeypatch.setattr("retrieval.services.extract_bounded", choke)

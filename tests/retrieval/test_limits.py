@@ -243,6 +243,40 @@ def test_a_child_that_left_while_idle_is_replaced(monkeypatch, tmp_path):
     assert extract_bounded(tmp_path / "b.txt", work=by_name) not in (first, os.getpid())
 
 
+def name_and_child(path):
+    return path.name, os.getpid()
+
+
+def test_the_next_file_is_read_while_this_one_is_written(tmp_path):
+    _, child = extract_bounded(tmp_path / "a.txt", work=name_and_child, then=tmp_path / "b.txt")
+    assert sandbox._reader(name_and_child).conn.poll(10)  # b's answer waits before it is asked for
+    assert extract_bounded(tmp_path / "b.txt", work=name_and_child) == ("b.txt", child)
+    # A file sent ahead and then not asked for (found unchanged after all) is dropped,
+    # never given as the answer for another file.
+    extract_bounded(tmp_path / "c.txt", work=name_and_child, then=tmp_path / "d.txt")
+    assert extract_bounded(tmp_path / "e.txt", work=name_and_child) == ("e.txt", child)
+
+
+def test_a_file_read_ahead_keeps_its_limits(settings, tmp_path):
+    settings.INGEST_TIMEOUT_SECONDS = 1
+    extract_bounded(tmp_path / "a.txt", work=by_name, then=tmp_path / "spin.txt")
+    with pytest.raises(ExtractionError, match="took too long"):
+        extract_bounded(tmp_path / "spin.txt", work=by_name)
+    first = extract_bounded(tmp_path / "a.txt", work=by_name, then=tmp_path / "spin.txt")
+    # Not asked for, it still ends at its limit: the child is replaced for the next file.
+    assert extract_bounded(tmp_path / "b.txt", work=by_name) not in (first, os.getpid())
+
+
+def test_a_batch_reads_ahead_only_the_files_it_will_read(demo_workspace, tmp_path):
+    from retrieval.services import _to_be_read
+
+    loaded = Document.objects.filter(workspace=demo_workspace).first()
+    assert not _to_be_read(demo_workspace, Path(loaded.source_path))  # unchanged: not read again
+    new = tmp_path / "new.txt"
+    new.write_text("A new ordinance text.")
+    assert _to_be_read(demo_workspace, new)
+
+
 def test_the_ingest_reports_a_limit_on_the_file(settings, monkeypatch, demo_workspace, tmp_path):
     from retrieval import services
 
