@@ -100,6 +100,22 @@ class Budget:
         return cls(k, k, k, k, k, k)
 
 
+_ONE_SECTION_RE = re.compile(r"§ (\S+)")
+_NAMED_SECTION_RE = re.compile(r"(.*)§ (\S+)")
+
+
+def _sections_joined(first: str, rest: Sequence[str]) -> str:
+    """``first`` (a pinpoint with the document's name) and ``rest`` (further sections of
+    the same document, without its name) as one cite: "Charter § 39" and ["§ 41"] →
+    "Charter §§ 39, 41" (Bluebook 3.3(b): several sections, one symbol doubled); joined
+    by "; " when any is not a bare section ("§ 39; “Fees”")."""
+    head = _NAMED_SECTION_RE.fullmatch(first)
+    more = [_ONE_SECTION_RE.fullmatch(r) for r in rest]
+    if rest and head and all(more):
+        return f"{head.group(1)}§§ {', '.join([head.group(2), *(m.group(1) for m in more)])}"
+    return "; ".join([first, *rest])
+
+
 @dataclass(frozen=True)
 class RetrievedChunk:
     """A chunk in a turn's context, with its scores.
@@ -145,7 +161,8 @@ class RetrievedChunk:
         """The pinpoint of the sections ``sentences`` (quoted from this chunk) sit in, in
         order, joined by "; " with the document named once, then the chunk's pages:
         "Rivergrove Charter (1974) § 41" for a sentence of § 41 in a chunk that opens
-        with § 39, "… § 39; § 41" for one of each. Sentences not found in the chunk's
+        with § 39, "… §§ 39, 41" for one of each (Bluebook 3.3(b); "… § 39; “Fees”" when
+        one is named by its heading). Sentences not found in the chunk's
         text (:func:`retrieval.pinpoint.sentence_offset`) are left out; with none found,
         or a chunk in one section, :attr:`pinpoint`."""
         offsets = [o for o in (sentence_offset(self.text, s) for s in sentences) if o is not None]
@@ -157,7 +174,7 @@ class RetrievedChunk:
         first, *rest = dict.fromkeys(self._label(list(path) or self.heading) for path in paths)
         rest = [r[len(name) + 1:] if name and r.startswith(f"{name} ") else r for r in rest]
         pages = page_label(self.page_start, self.page_end)
-        return ", ".join(p for p in ("; ".join([first, *rest]), pages) if p)
+        return ", ".join(p for p in (_sections_joined(first, rest), pages) if p)
 
     def _label(self, heading: str | list[str]) -> str:
         """The pinpoint of ``heading`` in this chunk's document, without pages."""

@@ -66,7 +66,7 @@ def test_a_cited_sentence_is_pinpointed_to_its_own_section(demo_workspace):
     chunk = next(c for c in found if "Debt Limit" in c.text)
     assert chunk.pinpoint == "Rivergrove Charter (1974) § 39"  # the chunk's name
     assert chunk.cited_pinpoint([DEBT_LIMIT]) == "Rivergrove Charter (1974) § 41"
-    assert chunk.cited_pinpoint([ASSESSMENTS, DEBT_LIMIT]) == "Rivergrove Charter (1974) § 39; § 41"
+    assert chunk.cited_pinpoint([ASSESSMENTS, DEBT_LIMIT]) == "Rivergrove Charter (1974) §§ 39, 41"
     assert chunk.cited_pinpoint(["A paraphrase in other words."]) == chunk.pinpoint
 
 
@@ -105,3 +105,12 @@ def test_the_backfill_gives_older_chunks_their_sections(demo_workspace):
     assert summary.updated == 1
     chunk.refresh_from_db()
     assert chunk.sections == stored
+
+
+def test_several_sections_of_one_document_share_one_doubled_symbol():
+    from retrieval.search import _sections_joined
+
+    assert _sections_joined("12 CFR § 1006.5", ["§ 1006.6", "§ 1006.8"]) == "12 CFR §§ 1006.5, 1006.6, 1006.8"
+    assert _sections_joined("Ray County Regs. § 30.9", ["“15. Lapse of Approval”"]) \
+        == "Ray County Regs. § 30.9; “15. Lapse of Approval”"
+    assert _sections_joined("Hosting Agreement § 7.2", []) == "Hosting Agreement § 7.2"
