@@ -455,9 +455,11 @@ _AWAITED_RE = re.compile(r"\b(?:wait|waits|waiting)\b.{0,40}?\b(?:before|until|p
 
 
 # "how many days does a district get to finish …", "how long do I have to register …",
-# "how quickly must a bank investigate …": the act the period is given for.
+# "how quickly must a bank investigate …", "how much notice does a landlord have to give
+# to end …": the act the period is given for.
 _GIVEN_TIME_RE = re.compile(
-    r"\bhow\s+(?:long|soon|quickly|fast|much\s+time|many\s+(?:\w+\s+)?(?:days|weeks|months|years|hours))\b"
+    r"\bhow\s+(?:long|soon|quickly|fast|much\s+(?:time|(?:advance\s+)?notice|warning|lead\s+time)"
+    r"|many\s+(?:\w+\s+)?(?:days|weeks|months|years|hours))\b"
     r".{0,60}?\b(?:(?:have|has|get|gets|need|needs)\s+to\s+(?P<verb>[a-z]+)\b"
     r"|(?:must|should|shall)\s+(?P<rest>.+)$)", re.I)
 

@@ -201,6 +201,8 @@ def test_a_wait_runs_to_the_act_the_question_names():
     ("How many days does a buyer get to back out of a timeshare contract?", "back"),
     # a wait is for the act it is waited for, not itself the act
     ("How long do I have to wait to file an appeal of the planning decision?", "file"),
+    # notice is a period too: given for the act of its purpose
+    ("How much notice does a club have to give to expel a member?", "expel"),
     # a light verb: the object names the act ("signs shall be removed within 15 days")
     ("How long do I have to take down campaign signs after the election?", None),
     # a phrasal verb the lexicon does not know: "call" is not what the rule says
