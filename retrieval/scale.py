@@ -1,0 +1,122 @@
+"""Lexical search at firm scale (issue 12, "Load and scale benchmarks"): a workspace of N
+chunks synthesised from an ingested one, and the lexical index's query latency on it.
+
+Synthesis copies the source workspace's chunks (text, heading, jurisdiction, lane) into
+a scratch workspace, document by document, copy after copy, until it holds N chunks,
+writing the chunks and their lexical rows in batches (``retrieval.index_writes``): no
+file is read, so a million chunks take minutes, not the hours of ingesting 250 copies
+of the corpus. Copies repeat the corpus's vocabulary, so document frequencies scale
+with N and the postings a query reads grow as they would in a firm of that size.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from ciq.metrics import latency_summary
+from ciq.models import Workspace
+from retrieval.index import index_get, lexical_index
+from retrieval.models import Chunk, Document
+
+SYNTHESIS_BATCH = 5_000  # chunks written per transaction
+
+
+@dataclass
+class ScalePoint:
+    """One measured workspace: its ``chunks`` and ``documents``, the seconds its synthesis
+    took (0.0 when it already existed), and the lexical query latency on it (``latency``:
+    ``ciq.metrics.latency_summary`` of one search per question, ms)."""
+
+    workspace: str
+    chunks: int
+    documents: int
+    synthesis_seconds: float
+    latency: dict
+
+
+def workspace_synthesise(*, source: Workspace, name: str, chunks: int,
+                         progress: Callable[[int], None] | None = None) -> tuple[Workspace, float]:
+    """The workspace ``name`` holding ``chunks`` chunks copied from ``source``'s ready
+    documents, and the seconds spent building it (0.0 when a workspace of that name
+    already held exactly ``chunks`` chunks). A workspace of that name with another count
+    is emptied first. ``progress`` gets the chunks written so far.
+
+    Raises ``ValueError`` when ``source`` holds no chunk or ``chunks`` < 1."""
+    if chunks < 1:
+        raise ValueError("--chunks: give at least 1 chunk.")
+    documents = list(Document.objects.filter(workspace=source, status=Document.Status.READY).order_by("pk"))
+    rows = {d.pk: list(d.chunks.order_by("ordinal")) for d in documents}
+    if not any(rows.values()):
+        raise ValueError(f"workspace {source.name!r} holds no chunk to copy.")
+    workspace, _ = Workspace.objects.get_or_create(name=name)
+    if Chunk.objects.filter(document__workspace=workspace).count() == chunks:
+        return workspace, 0.0
+    started = time.perf_counter()
+    Document.objects.filter(workspace=workspace).delete()  # its lexical rows go with it
+    index = index_get("lexical")
+    written, copy = 0, 0
+    pending: list[tuple[Document, list[Chunk]]] = []
+    while written < chunks:
+        for document in documents:
+            take = rows[document.pk][: chunks - written]
+            if not take:
+                continue
+            pending.append((_document_copy(document, workspace, copy), take))
+            written += len(take)
+            if sum(len(t) for _, t in pending) >= SYNTHESIS_BATCH or written >= chunks:
+                _write(index, pending)
+                pending = []
+                if progress is not None:
+                    progress(written)
+            if written >= chunks:
+                break
+        copy += 1
+    if pending:
+        _write(index, pending)
+    return workspace, time.perf_counter() - started
+
+
+def _document_copy(document: Document, workspace: Workspace, copy: int) -> Document:
+    return Document(
+        workspace=workspace, title=f"{document.title} (copy {copy + 1})",
+        source_path=f"scale/{copy + 1}/{document.source_path}", sha256=f"{copy:08x}{document.sha256[8:]}",
+        mime=document.mime, size_bytes=document.size_bytes, jurisdiction=document.jurisdiction,
+        jurisdiction_level=document.jurisdiction_level, lane=document.lane, source_type=document.source_type,
+        citation_label=document.citation_label, last_updated=document.last_updated,
+        status=Document.Status.READY,
+    )
+
+
+def _write(index, pending: Sequence[tuple[Document, list[Chunk]]]) -> None:
+    """One transaction: the documents, their chunks and the chunks' lexical rows."""
+    with transaction.atomic():
+        saved = Document.objects.bulk_create([d for d, _ in pending])
+        for document, (_, source_chunks) in zip(saved, pending, strict=True):
+            created = Chunk.objects.bulk_create(
+                [Chunk(document=document, chunk_id=c.chunk_id, ordinal=c.ordinal, text=c.text,
+                       char_start=c.char_start, char_end=c.char_end, page_start=c.page_start,
+                       page_end=c.page_end, heading=c.heading, heading_path=c.heading_path,
+                       sections=c.sections, token_count=c.token_count, jurisdiction=c.jurisdiction,
+                       lane=c.lane) for c in source_chunks],
+                batch_size=1_000,
+            )
+            index.upsert(document, created)
+
+
+def lexical_latency(workspace: Workspace, questions: Sequence[str], *, k: int = 40) -> dict:
+    """:func:`ciq.metrics.latency_summary` (ms) of one lexical search per question in
+    ``workspace`` for its top ``k`` (the depth each lane reads before the rerank,
+    ``RERANK_DEPTH``), after one unmeasured search that warms the caches."""
+    index = lexical_index()
+    if questions:
+        index.search(questions[0], workspace_id=workspace.pk, k=k)
+    times = []
+    for question in questions:
+        started = time.perf_counter()
+        index.search(question, workspace_id=workspace.pk, k=k)
+        times.append((time.perf_counter() - started) * 1000)
+    return latency_summary(times)
