@@ -514,27 +514,28 @@ _AUXILIARY_RE = re.compile(r"\b(?:do|does|did|must|should|shall|can|could|may|wi
 _OBJECT_END_RE = re.compile(r"[,;?]|\s(?:and|or|if|when|before|after|because)\s", re.I)
 
 
-def act_object(clause: str) -> str:
-    """The words after the verb of the act a question asks about, up to the end of its
-    clause, or "": who or what the act is done to ("how much notice does he owe the
-    company?" → "the company"; "does somebody have to tell the Bureau" → "the Bureau").
-    The act is the verb after an auxiliary ("does", "must", "can", …) and its subject
-    (:func:`_verb_after_subject`); after "have/need/get to", the verb that follows. A
-    party named here is acted on, not the one who acts: the Writer does not lead with a
-    sentence in which that party acts (``sessions.writer.answer_sentences``)."""
+def act_parties(clause: str) -> tuple[str, str]:
+    """(who acts, what the act is done to) in the act a question asks about: the words
+    between the auxiliary and the act's verb, and the words after the verb up to the end
+    of its clause; ("", "") when no act is read. "how much notice does the tenant owe the
+    landlord?" → ("the tenant", "the landlord"); "does somebody have to tell the Bureau"
+    → ("somebody", "the Bureau"). The act is the verb after an auxiliary ("does",
+    "must", "can", …) and its subject (:func:`_verb_after_subject`); after "have/need/get
+    to", the verb that follows. The Writer reads the parties named there against who
+    acts in a sentence (``sessions.writer.answer_sentences``)."""
     auxiliary = _AUXILIARY_RE.search(clause)
     if not auxiliary:
-        return ""
+        return "", ""
     rest = auxiliary.group("rest")
     verb = _verb_after_subject(rest)
     found = re.search(rf"\b{re.escape(verb)}\b", rest) if verb else None
     if found is None:
-        return ""
+        return "", ""
     after = rest[found.end():]
     infinitive = re.match(r"\s+to\s+[A-Za-z'’-]+", after) if verb in ("have", "has", "need", "get") else None
     if infinitive:
         after = after[infinitive.end():]
-    return _OBJECT_END_RE.split(after, maxsplit=1)[0].strip()
+    return rest[:found.start()].strip(), _OBJECT_END_RE.split(after, maxsplit=1)[0].strip()
 
 
 def action_term(clause: str, terms: Sequence[Term],

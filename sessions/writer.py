@@ -24,7 +24,7 @@ from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
-from retrieval.question import QuestionAnalysis, act_object
+from retrieval.question import QuestionAnalysis, act_parties
 from retrieval.relevance import Relevance, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
@@ -373,16 +373,41 @@ def _facet_key(c: Candidate, facet: int) -> tuple:
 _CLAUSE_SPLIT_RE = re.compile(r";|,\s*(?:and|but|or)\s+")
 
 
-def _acted_on_acts(c: Candidate, acted_on: Sequence) -> bool:
-    """Whether a party acting in ``c`` (the agent of one of its clauses,
-    ``verification.reading.roles``) is one
-    the question names as acted on (``acted_on``: mentions in its
-    ``retrieval.question.act_object``): "The Bureau shall inform the state official …"
-    does not answer "does somebody have to tell the Bureau …?", whatever its words."""
-    if not acted_on:
+@dataclass(frozen=True)
+class _AskedParties:
+    """The parties a facet's act names (``retrieval.question.act_parties``), as
+    ``verification.reading`` mentions: ``actor`` who acts, ``acted_on`` what it is done to."""
+
+    actor: tuple
+    acted_on: tuple
+
+    @classmethod
+    def of(cls, clause: str) -> _AskedParties:
+        actor, acted_on = act_parties(clause)
+        return cls(mentions(actor) if actor else (), mentions(acted_on) if acted_on else ())
+
+    def reversed_in(self, c: Candidate) -> bool:
+        """Whether a party the question acts on acts in ``c`` (the agent of one of its
+        clauses, ``verification.reading.roles``): "The Bureau shall inform the state
+        official …" does not lead an answer to "does somebody have to tell the Bureau …?"."""
+        if not self.acted_on:
+            return False
+        agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
+        return any(agent is not None and agent.same(m) for agent in agents for m in self.acted_on)
+
+    def acted_upon_in(self, c: Candidate) -> bool:
+        """Whether the party the question has act is only acted on in ``c``, by another
+        party: "the Building Official shall give the property owner or tenant notice" is
+        no answer to "how much notice does the tenant owe the landlord?"."""
+        if not self.actor:
+            return False
+        for clause in _CLAUSE_SPLIT_RE.split(c.text):
+            read = roles(clause)
+            if read.agent is None or any(read.agent.same(m) for m in self.actor):
+                continue
+            if any(o.same(m) for o in read.objects for m in self.actor):
+                return True
         return False
-    agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
-    return any(agent is not None and agent.same(m) for agent in agents for m in acted_on)
 
 
 def _repeats(c: Candidate, picked: Sequence[Candidate]) -> bool:
@@ -396,13 +421,16 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     """The sentences of an Answer and the facets no sentence addresses.
 
     For each facet in question order, the best sentence that addresses it
-    (:func:`_facet_key`), one in which a party the question acts on acts last
-    (:func:`_acted_on_acts`); then, up to ``limit``, other sentences that address a facet, those
+    (:func:`_facet_key`), one in which a party the question acts on acts last; none in
+    which the party the question has act is acted on by another (:class:`_AskedParties`).
+    Then, up to ``limit``, other sentences that address a facet, those
     of the chunks already quoted first (a condition or an exception beside the rule), then
     the rest in pool order, none repeating a quoted one. Nothing that addresses no facet.
     """
     picked: list[Candidate] = []
     missing: list[int] = []
+    parties = [_AskedParties.of(facet.text) for facet in analysis.facets]
+    pool = [c for c in pool if not any(p.acted_upon_in(c) for p in parties)]
     for i in range(len(analysis.facets)):
         if any(i in c.facets.addressed for c in picked):
             continue
@@ -411,8 +439,7 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         if not options:
             missing.append(i)
             continue
-        acted_on = mentions(act_object(analysis.facets[i].text))
-        picked.append(max(options, key=lambda c: (not _acted_on_acts(c, acted_on), _facet_key(c, i))))
+        picked.append(max(options, key=lambda c: (not parties[i].reversed_in(c), _facet_key(c, i))))
     used = {c.chunk.chunk_id for c in picked}
     extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed),
                     key=lambda c: c.chunk.chunk_id not in used)

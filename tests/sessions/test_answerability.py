@@ -381,15 +381,37 @@ def test_the_lead_is_not_a_sentence_in_which_the_party_acted_on_acts():
     assert text.startswith("The Landlord shall give the Tenant 30 days"), text
 
 
-@pytest.mark.parametrize("question, acted_on", [
-    ("How much notice does an employee owe the employer before quitting?", "the employer"),
-    ("Does the seller have to tell the buyer about a leaking roof?", "the buyer about a leaking roof"),
+@pytest.mark.parametrize("question, parties", [
+    ("How much notice does an employee owe the employer before quitting?", ("an employee", "the employer")),
+    ("Does the seller have to tell the buyer about a leaking roof?",
+     ("the seller", "the buyer about a leaking roof")),
     ("Must the city notify neighbours within 200 feet of a hearing?",
-     "neighbours within 200 feet of a hearing"),
-    ("Can the landlord keep the deposit, and how fast must it be returned?", "the deposit"),
-    ("How long is the warranty on a new roof?", ""),  # no act asked
+     ("the city", "neighbours within 200 feet of a hearing")),
+    ("Can the landlord keep the deposit, and how fast must it be returned?", ("the landlord", "the deposit")),
+    ("How long is the warranty on a new roof?", ("", "")),  # no act asked
 ])
-def test_a_question_names_what_its_act_is_done_to(question, acted_on):
-    from retrieval.question import act_object
+def test_a_question_names_who_acts_and_what_its_act_is_done_to(question, parties):
+    from retrieval.question import act_parties
 
-    assert act_object(question) == acted_on
+    assert act_parties(question) == parties
+
+
+def test_a_sentence_in_which_the_asked_actor_is_only_acted_on_does_not_answer():
+    """"How much notice does the tenant owe the landlord?" is not answered by the
+    building official's notice to the owner or tenant, though it holds every word."""
+    from sessions.writer import ExtractiveWriter, WriteRequest
+
+    official = _chunk("officialnote", jurisdiction="US-MO-Ray", level="county", title="County Building Code",
+                      text="The Building Official shall give the owner or tenant 30 days' notice of the "
+                           "deficiencies found on inspection.")
+    tenant = _chunk("tenantowesnt", jurisdiction="private", level="private", title=LEASE,
+                    text="The Tenant shall give the Landlord 60 days' written notice before ending the "
+                         "lease.")
+    question = "How much notice does the tenant owe the landlord before ending the lease?"
+    compose = ExtractiveWriter().compose
+    text = compose(WriteRequest(question=question, mode="answer", chunks=[official],
+                                analysis=question_analyse(question)))
+    assert text.startswith("Not answered"), text
+    text = compose(WriteRequest(question=question, mode="answer", chunks=[official, tenant],
+                                analysis=question_analyse(question)))
+    assert text.startswith("The Tenant shall give the Landlord 60 days") and "Building Official" not in text
