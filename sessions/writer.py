@@ -29,7 +29,7 @@ from retrieval.relevance import Relevance, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
-from verification.reading import mentions, roles
+from verification.reading import Mention, mentions, roles
 from verification.skeptic import NOT_ANSWERED, PARTIAL_GAP, RELATED_HEADING
 
 NOT_FOUND = "Not found in available sources."
@@ -378,8 +378,8 @@ class _AskedParties:
     """The parties a facet's act names (``retrieval.question.act_parties``), as
     ``verification.reading`` mentions: ``actor`` who acts, ``acted_on`` what it is done to."""
 
-    actor: tuple
-    acted_on: tuple
+    actor: tuple[Mention, ...]
+    acted_on: tuple[Mention, ...]
 
     @classmethod
     def of(cls, clause: str) -> _AskedParties:
@@ -396,18 +396,21 @@ class _AskedParties:
         return any(agent is not None and agent.same(m) for agent in agents for m in self.acted_on)
 
     def acted_upon_in(self, c: Candidate) -> bool:
-        """Whether the party the question has act is only acted on in ``c``, by another
-        party: "the Building Official shall give the property owner or tenant notice" is
-        no answer to "how much notice does the tenant owe the landlord?"."""
+        """Whether the party the question asks about as the one acting is only acted on
+        in ``c``, by another party, and acts in none of its clauses: "the Building Official
+        shall give the property owner or tenant notice" is no answer to "how much notice
+        does the tenant owe the landlord?"."""
         if not self.actor:
             return False
+        acted_upon = False
         for clause in _CLAUSE_SPLIT_RE.split(c.text):
             read = roles(clause)
-            if read.agent is None or any(read.agent.same(m) for m in self.actor):
+            if read.agent is None:
                 continue
-            if any(o.same(m) for o in read.objects for m in self.actor):
-                return True
-        return False
+            if any(read.agent.same(m) for m in self.actor):
+                return False
+            acted_upon = acted_upon or any(o.same(m) for o in read.objects for m in self.actor)
+        return acted_upon
 
 
 def _repeats(c: Candidate, picked: Sequence[Candidate]) -> bool:
@@ -422,7 +425,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
 
     For each facet in question order, the best sentence that addresses it
     (:func:`_facet_key`), one in which a party the question acts on acts last; none in
-    which the party the question has act is acted on by another (:class:`_AskedParties`).
+    which the party the question has acting is only acted on by another
+    (:class:`_AskedParties`).
     Then, up to ``limit``, other sentences that address a facet, those
     of the chunks already quoted first (a condition or an exception beside the rule), then
     the rest in pool order, none repeating a quoted one. Nothing that addresses no facet.

@@ -415,3 +415,10 @@ def test_a_sentence_in_which_the_asked_actor_is_only_acted_on_does_not_answer():
     text = compose(WriteRequest(question=question, mode="answer", chunks=[official, tenant],
                                 analysis=question_analyse(question)))
     assert text.startswith("The Tenant shall give the Landlord 60 days") and "Building Official" not in text
+    # Acted on in one clause, acting in the next: the sentence may answer.
+    both = _chunk("bothclauses1", jurisdiction="private", level="private", title=LEASE,
+                  text="The Landlord shall send the Tenant a renewal offer, and the Tenant shall give the "
+                       "Landlord 45 days' written notice before ending the lease.")
+    text = compose(WriteRequest(question=question, mode="answer", chunks=[both],
+                                analysis=question_analyse(question)))
+    assert "45 days" in text and not text.startswith("Not answered"), text
