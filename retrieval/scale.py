@@ -49,7 +49,9 @@ def workspace_synthesise(*, source: Workspace, name: str, chunks: int,
     if chunks < 1:
         raise ValueError("--chunks: give at least 1 chunk.")
     documents = list(Document.objects.filter(workspace=source, status=Document.Status.READY).order_by("pk"))
-    rows = {d.pk: list(d.chunks.order_by("ordinal")) for d in documents}
+    rows: dict[int, list[Chunk]] = {d.pk: [] for d in documents}
+    for chunk in Chunk.objects.filter(document__in=documents).order_by("document_id", "ordinal"):
+        rows[chunk.document_id].append(chunk)
     if not any(rows.values()):
         raise ValueError(f"workspace {source.name!r} holds no chunk to copy.")
     workspace, _ = Workspace.objects.get_or_create(name=name)
@@ -58,7 +60,7 @@ def workspace_synthesise(*, source: Workspace, name: str, chunks: int,
     started = time.perf_counter()
     Document.objects.filter(workspace=workspace).delete()  # its lexical rows go with it
     index = index_get("lexical")
-    written, copy = 0, 0
+    written, batched, copy = 0, 0, 0
     pending: list[tuple[Document, list[Chunk]]] = []
     while written < chunks:
         for document in documents:
@@ -67,16 +69,15 @@ def workspace_synthesise(*, source: Workspace, name: str, chunks: int,
                 continue
             pending.append((_document_copy(document, workspace, copy), take))
             written += len(take)
-            if sum(len(t) for _, t in pending) >= SYNTHESIS_BATCH or written >= chunks:
+            batched += len(take)
+            if batched >= SYNTHESIS_BATCH or written >= chunks:
                 _write(index, pending)
-                pending = []
+                pending, batched = [], 0
                 if progress is not None:
                     progress(written)
             if written >= chunks:
                 break
         copy += 1
-    if pending:
-        _write(index, pending)
     return workspace, time.perf_counter() - started
 
 

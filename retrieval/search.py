@@ -159,7 +159,7 @@ class RetrievedChunk:
 
     def cited_pinpoint(self, sentences: Sequence[str]) -> str:
         """The pinpoint of the sections ``sentences`` (quoted from this chunk) sit in, in
-        order, joined by "; " with the document named once, then the chunk's pages:
+        order, with the document named once (:func:`_sections_joined`), then the chunk's pages:
         "Rivergrove Charter (1974) § 41" for a sentence of § 41 in a chunk that opens
         with § 39, "… §§ 39, 41" for one of each (Bluebook 3.3(b); "… § 39; “Fees”" when
         one is named by its heading). Sentences not found in the chunk's

@@ -447,20 +447,20 @@ class TurnRun:
             self.log.emit(EventType.CONTENT_CHUNK, delta=delta, full_content=text, cycle=number,
                           turn=turn.index)
             # Scan the text so far: a model may split a marker across two deltas.
-            for chunk_id in cited_ids(text):
-                if chunk_id not in numbers:
-                    numbers[chunk_id] = len(numbers) + 1
-                    source = titles.get(chunk_id)
-                    self.log.emit(
-                        EventType.CITATION_DETECTED, chunk_id=chunk_id, number=numbers[chunk_id],
-                        cycle=number, turn=turn.index,
-                        title=source.document_title if source else "",
-                        citation_label=source.citation_label if source else "",
-                        # the section of the sentence that cites it, not the chunk's first
-                        pinpoint=source.cited_pinpoint(quoted_sentences(text).get(chunk_id, ()))
-                        if source else "",
-                        known=source is not None,
-                    )
+            new_ids = [c for c in dict.fromkeys(cited_ids(text)) if c not in numbers]
+            quoted = quoted_sentences(text) if new_ids else {}
+            for chunk_id in new_ids:
+                numbers[chunk_id] = len(numbers) + 1
+                source = titles.get(chunk_id)
+                self.log.emit(
+                    EventType.CITATION_DETECTED, chunk_id=chunk_id, number=numbers[chunk_id],
+                    cycle=number, turn=turn.index,
+                    title=source.document_title if source else "",
+                    citation_label=source.citation_label if source else "",
+                    # the section of the sentence that cites it, not the chunk's first
+                    pinpoint=source.cited_pinpoint(quoted.get(chunk_id, ())) if source else "",
+                    known=source is not None,
+                )
 
         self.trace_calls("writer")
         return self._verify_store(number, text, request)

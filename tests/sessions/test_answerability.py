@@ -357,27 +357,31 @@ def test_a_question_on_state_or_federal_law_is_not_confined_to_the_place_it_name
 LEASE = "Residential Lease (hand-written)"
 
 
+def _lease(chunk_id, text):
+    return _chunk(chunk_id, jurisdiction="private", level="private", title=LEASE, text=text)
+
+
+def _composed(question, chunks):
+    """The extractive Writer's Answer to ``question`` from ``chunks``, unscoped."""
+    from sessions.writer import ExtractiveWriter, WriteRequest
+
+    return ExtractiveWriter().compose(WriteRequest(question=question, mode="answer", chunks=chunks,
+                                                   analysis=question_analyse(question)))
+
+
 def test_the_lead_is_not_a_sentence_in_which_the_party_acted_on_acts():
     """"How much notice does a tenant have to give the landlord" is not answered first by
     the landlord's notice to the tenant, however well its words and its score match."""
-    from sessions.writer import ExtractiveWriter, WriteRequest
-
-    landlord = _chunk("landlordnote", jurisdiction="private", level="private", title=LEASE,
-                      text="The Landlord shall give the Tenant 30 days' written notice before the Tenant "
-                           "has to move out of the premises.")
-    tenant = _chunk("tenantnotice", jurisdiction="private", level="private", title=LEASE,
-                    text="The Tenant shall give the Landlord 60 days' written notice before moving out "
-                         "of the premises.")
-    question = "How many days' notice does a tenant have to give the landlord before moving out?"
-    analysis = question_analyse(question)
-    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer",
-                                                   chunks=[landlord, tenant], analysis=analysis))
+    landlord = _lease("landlordnote", "The Landlord shall give the Tenant 30 days' written notice before the "
+                                      "Tenant has to move out of the premises.")
+    tenant = _lease("tenantnotice", "The Tenant shall give the Landlord 60 days' written notice before "
+                                    "moving out of the premises.")
+    text = _composed("How many days' notice does a tenant have to give the landlord before moving out?",
+                     [landlord, tenant])
     assert text.startswith("The Tenant shall give the Landlord 60 days"), text
     # Asked the other way round, the landlord's notice leads.
-    question = "How many days' notice does the landlord have to give a tenant before the tenant moves out?"
-    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer",
-                                                   chunks=[tenant, landlord],
-                                                   analysis=question_analyse(question)))
+    text = _composed("How many days' notice does the landlord have to give a tenant before the tenant moves "
+                     "out?", [tenant, landlord])
     assert text.startswith("The Landlord shall give the Tenant 30 days"), text
 
 
@@ -399,26 +403,18 @@ def test_a_question_names_who_acts_and_what_its_act_is_done_to(question, parties
 def test_a_sentence_in_which_the_asked_actor_is_only_acted_on_does_not_answer():
     """"How much notice does the tenant owe the landlord?" is not answered by the
     building official's notice to the owner or tenant, though it holds every word."""
-    from sessions.writer import ExtractiveWriter, WriteRequest
-
     official = _chunk("officialnote", jurisdiction="US-MO-Ray", level="county", title="County Building Code",
                       text="The Building Official shall give the owner or tenant 30 days' notice of the "
                            "deficiencies found on inspection.")
-    tenant = _chunk("tenantowesnt", jurisdiction="private", level="private", title=LEASE,
-                    text="The Tenant shall give the Landlord 60 days' written notice before ending the "
-                         "lease.")
+    tenant = _lease("tenantowesnt", "The Tenant shall give the Landlord 60 days' written notice before "
+                                    "ending the lease.")
     question = "How much notice does the tenant owe the landlord before ending the lease?"
-    compose = ExtractiveWriter().compose
-    text = compose(WriteRequest(question=question, mode="answer", chunks=[official],
-                                analysis=question_analyse(question)))
+    text = _composed(question, [official])
     assert text.startswith("Not answered"), text
-    text = compose(WriteRequest(question=question, mode="answer", chunks=[official, tenant],
-                                analysis=question_analyse(question)))
+    text = _composed(question, [official, tenant])
     assert text.startswith("The Tenant shall give the Landlord 60 days") and "Building Official" not in text
     # Acted on in one clause, acting in the next: the sentence may answer.
-    both = _chunk("bothclauses1", jurisdiction="private", level="private", title=LEASE,
-                  text="The Landlord shall send the Tenant a renewal offer, and the Tenant shall give the "
-                       "Landlord 45 days' written notice before ending the lease.")
-    text = compose(WriteRequest(question=question, mode="answer", chunks=[both],
-                                analysis=question_analyse(question)))
+    both = _lease("bothclauses1", "The Landlord shall send the Tenant a renewal offer, and the Tenant shall "
+                                  "give the Landlord 45 days' written notice before ending the lease.")
+    text = _composed(question, [both])
     assert "45 days" in text and not text.startswith("Not answered"), text
