@@ -12,7 +12,7 @@ the one picked in settings (``CIQ_INDEX``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import connection
 
 from ciq.text import INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
-from retrieval.fts import fts_exists, fts_idf, fts_table
+from retrieval.fts import fts_document_frequencies, fts_exists, fts_idf, fts_table
 from retrieval.fts_postgres import fts_search, phrase_terms
 from retrieval.index_writes import IndexWrites
 
@@ -29,6 +29,13 @@ from retrieval.index_writes import IndexWrites
 COLUMN_WEIGHTS = (1.0, 2.0, 3.0)
 # Longest query sent to the index, in distinct terms (a 100 kB question stays a query).
 MAX_QUERY_TERMS = 48
+# Candidate limit of the SQLite index (issue 12), in postings: FTS5's bm25() reads every
+# posting of every term it ranks (for its idf and for each match), so a question holding
+# "shall" or "agreement" costs in proportion to the workspace (251 ms p50 at 100,000
+# chunks). Past this many postings the rarest terms are searched, as many as fit, and the
+# common ones left out (:func:`match_tokens`). A round value: at 4,108 chunks it leaves
+# the median question of ``retrieval_dev.jsonl`` (7,800 postings) whole.
+MATCH_POSTINGS = 10_000
 
 
 @dataclass(frozen=True)
@@ -110,10 +117,32 @@ def query_tokens(query: str) -> list[str]:
     return list(seen)
 
 
-def match_expression(query: str) -> str:
-    """FTS5 MATCH expression for a free-text question: its :func:`query_tokens`, each
-    quoted (so user text can never be FTS syntax), joined with OR. "" if none."""
-    return " OR ".join(f'"{token}"' for token in query_tokens(query))
+def match_expression(tokens: Sequence[str]) -> str:
+    """FTS5 MATCH expression for query tokens (:func:`query_tokens`), each quoted (so user
+    text can never be FTS syntax), joined with OR. "" if none."""
+    return " OR ".join(f'"{token}"' for token in tokens)
+
+
+def match_tokens(tokens: Sequence[str], df: Mapping[str, int], budget: int = MATCH_POSTINGS) -> list[str]:
+    """The ``tokens`` a lexical search reads, in their order: all of them when their
+    postings (``df``: Porter stem → chunks holding it) stay within ``budget``; else the
+    rarest first while they fit (at least the rarest one that some chunk holds).
+
+    A candidate limit, not MaxScore (the PostgreSQL index's exact pruning,
+    ``retrieval.fts_postgres.fts_search``): a chunk that holds none of the rare terms is
+    not ranked, and the terms left out add nothing to the scores of those that are. They
+    are the ones whose idf is lowest, so the order changes little: span recall@10 on
+    ``retrieval_dev.jsonl`` is in the README ("Lexical search at firm scale")."""
+    postings = [df.get(stem(t), 0) for t in tokens]
+    if sum(postings) <= budget:
+        return list(tokens)
+    kept, used = set(), 0
+    for i in sorted(range(len(tokens)), key=lambda i: (postings[i], i)):
+        if used and used + postings[i] > budget:  # a term no chunk holds costs nothing
+            break
+        kept.add(i)
+        used += postings[i]
+    return [t for i, t in enumerate(tokens) if i in kept]
 
 
 class SQLiteFTSIndex(IndexWrites):
@@ -126,9 +155,11 @@ class SQLiteFTSIndex(IndexWrites):
 
     def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
                expansion=""):
-        expression = match_expression(f"{query} {expansion}")
-        if not expression or k <= 0 or not fts_exists(workspace_id):
+        tokens = query_tokens(f"{query} {expansion}")
+        if not tokens or k <= 0 or not fts_exists(workspace_id):
             return []
+        _, df = fts_document_frequencies(workspace_id, sorted({stem(t) for t in tokens}))
+        expression = match_expression(match_tokens(tokens, df, MATCH_POSTINGS))
         weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
         table = fts_table(workspace_id)
         sql = [

@@ -18,7 +18,7 @@ from retrieval.fts import (
     fts_documents_with_phrases,
     fts_rebuild,
 )
-from retrieval.index import COLUMN_WEIGHTS, index_get, lexical_index, match_expression
+from retrieval.index import COLUMN_WEIGHTS, index_get, lexical_index, match_expression, query_tokens
 from retrieval.models import Chunk, Document
 from retrieval.services import document_delete, documents_ingest
 
@@ -72,7 +72,7 @@ def test_bm25_scores_are_fts5s_own(demo_workspace):
     for question in QUESTIONS:
         expected = reference.execute(
             f"SELECT rowid, -bm25(f, {weights}) AS s FROM f WHERE f MATCH ? ORDER BY s DESC LIMIT 10",
-            [match_expression(question)]).fetchall()
+            [match_expression(query_tokens(question))]).fetchall()
         hits = lexical_index().search(question, workspace_id=demo_workspace.pk, k=10)
         assert [h.bm25 for h in hits] == pytest.approx([s for _, s in expected], rel=1e-5)
         # The same chunks, whatever order ties come in.

@@ -7,9 +7,12 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
-from retrieval.fts import fts_idf
-from retrieval.index import lexical_index
+from ciq.text import stem
+from retrieval import index as index_module
+from retrieval.fts import fts_idf, fts_row_count, fts_table
+from retrieval.index import lexical_index, match_tokens
 from retrieval.models import Chunk
 from retrieval.scale import lexical_latency, workspace_synthesise
 
@@ -38,3 +41,36 @@ def test_the_command_prints_a_row_per_workspace(demo_workspace, tmp_path):
     rows = json.loads(out.getvalue())
     assert [(r["workspace"], r["chunks"]) for r in rows][0] == ("scale:500", 500)
     assert rows[-1]["workspace"] == "Demo" and all(r["latency"]["n"] == 2 for r in rows)
+
+
+def test_common_terms_are_left_out_past_the_postings_budget():
+    df = {stem("shall"): 900, stem("days"): 700, stem("dock"): 12, stem("piles"): 30}
+    tokens = ["shall", "dock", "days", "piles", "kayak"]
+    assert match_tokens(tokens, df, budget=10_000) == tokens  # within budget: every term
+    # Rarest first, in the question's order; a term no chunk holds costs nothing.
+    assert match_tokens(tokens, df, budget=100) == ["dock", "piles", "kayak"]
+    assert match_tokens(["shall", "days", "kayak"], df, budget=100) == ["days", "kayak"]  # at least one held
+
+
+def test_a_search_past_the_budget_still_ranks_the_chunks_of_the_rare_terms_first(demo_workspace, monkeypatch):
+    question = "How far may a dock extend into the river, and what shall the owner do?"
+    whole = lexical_index().search(question, workspace_id=demo_workspace.pk, k=5)
+    monkeypatch.setattr(index_module, "MATCH_POSTINGS", 1)
+    pruned = lexical_index().search(question, workspace_id=demo_workspace.pk, k=5)
+    assert pruned and pruned[0].chunk_pk == whole[0].chunk_pk
+    assert all("dock" in Chunk.objects.get(pk=h.chunk_pk).text.lower() for h in pruned)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5's averages record is SQLite's")
+def test_the_row_count_read_from_fts5_equals_counting_the_rows(demo_workspace):
+    table = fts_table(demo_workspace.pk)
+
+    def counted():
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM {table}")
+            return cursor.fetchone()[0]
+
+    assert fts_row_count(demo_workspace.pk) == counted() > 0
+    document = demo_workspace.documents.order_by("pk").first()
+    document.delete()
+    assert fts_row_count(demo_workspace.pk) == counted() > 0
