@@ -46,7 +46,7 @@ backyard|yard|property|premises|land|real property
 neighbor|neighbour|adjoining|adjacent|abutting|next door
 report|complain|complaint|tip off|notify|inform
 anonymous|anonymously|without identifying|without giving name|unidentified|confidential
-car|cars|vehicle|automobile|motor vehicle|truck
+car|cars|vehicle|automobile|motor vehicle|truck|van|pickup|pickup truck
 junk|junked|inoperable|abandoned|wrecked|rusted|scrap|salvage|derelict
 dispute|fight|disagreement|controversy|conflict|claim
 resolve|settle|settlement|arbitration|arbitrate|mediation|mediate
@@ -95,7 +95,7 @@ day care|daycare|child care|childcare|nursery
 conditional use|conditional use permit|special use|special exception
 extension|extend|more time|additional time|continuance
 register|registration|registered|record|enroll
-special education|iep|individualized education program|disability
+special education|special ed|iep|individualized education program|disability
 appeal|review|judicial review|civil action|take to court|challenge
 hearing|due process hearing|contested case|proceeding
 subpoena|legal process|court order|compelled|required by law|legal proceeding
@@ -103,11 +103,11 @@ tell|notify|inform|notice|advise|disclose
 confidential|sensitive|proprietary|secret|trade secret|confidential information
 phone|phone call|telephone|orally|oral|verbal|verbally
 send back|return|give back|hand back|destroy
-document|documents|materials|information|records|papers
+document|documents|materials|information|records|papers|copies
 tender offer|acquire|acquisition|buy shares|standstill|purchase securities
 competitor|rival|rival bidder|competing|third party|other bidder
 exclusive|exclusivity|exclusively|sole
-owe|pay|liquidated damages|damages|liable|payment
+owe|pay|damages|liable|payment
 sponsor|sponsorship|sponsored
 sell|sale|sell off|sell-off|dispose|inventory|stock|remaining stock
 supervise|supervision|supervisory|examination|larger participant|big player|major player|big players
@@ -255,7 +255,7 @@ throw out|thrown out|toss|tossed|set aside|quash|vacate|dismiss
 empty|vacant|unoccupied|not in use|discontinued|ceased|idle
 give up|given up|abandon|abandoned|abandonment|discontinue|discontinuance
 labor|labour|staff time|employee time|personnel time|time spent|search time
-marketing|solicitation|solicitations|promotional|advertising
+marketing|solicitation|solicitations|promotional|advertising|ad|ads|advertisement|commercial communication
 opt out|opt-out|stop sending|refuse|unsubscribe
 honor|honour|give effect|effective|comply with
 affiliate|affiliates|affiliated companies|sister company|related company
@@ -265,6 +265,13 @@ trip|tripped|fall|fell|slip|slipped
 annual|annually|yearly|each year|every year|once a year
 mail|send|deliver|provide|furnish
 busted|broken|defective|defect|damaged|dangerous condition|disrepair
+keep|retain|retention|preserve|hang on to|hold on to|hold onto|keep on file
+fix|correct|remedy|cure|repair|abate|bring into compliance
+treat as|considered|deemed|regarded as|classified as
+withdraw|revoke|revocation|rescind|take back|retract
+fema map|flood insurance rate map|flood map|firm panel|flood insurance study
+worth|value|market value|real market value|valued at
+sold|sell|sale
 """.strip()
 
 

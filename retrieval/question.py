@@ -56,8 +56,9 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         re.I)),
     (FactKind.PROCEDURE, re.compile(
         r"\bhow (?:do|does|can|would|should) (?:i|we|you|they|one|a|an|the|someone|my|our)\b"
-        r"|\bwhat(?:'s| is| are)? the (?:process|procedure|steps)\b|\bwhat (?:do|does|must|should)"
-        r" (?:i|we|you|they|one|he|she|it) (?:need|have) to (?:do|file|submit|send)\b"
+        r"|\bwhat(?:'s| is| are)? the (?:[a-z-]+ ){0,2}?(?:process|procedure|steps)\b"
+        r"|\bwhat (?:do|does|must|should) (?:i|we|you|they|one|he|she|it) (?:need|have) to"
+        r" (?:do|file|submit|send)\b"
         r"|\bwhat (?:do|must|should) (?:i|we|you|they) (?:file|submit|do)\b|\bwhat does it take\b"
         r"|\bwhat has to happen\b|\bwhat happens\b|\bsteps?\b|\bhow (?:is|are) .{1,40} (?:resolved|handled"
         r"|decided|appealed|filed)\b|\bwhat needs to happen\b", re.I)),
@@ -68,7 +69,7 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,2}?(?:fee|fine|penalty|cost|price"
         r"|charge|rate|interest|amount|maximum|minimum|cap|limit|threshold|size|percentage|sum|salary|compensation)\b"
         r"|\bat what (?:size|amount|point|level)\b|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
-        r"|ceiling)\b|\bwhat (?:does|did|do|will) .{1,60} (?:charge|cost|pay|owe)\b"
+        r"|ceiling)\b|\bwhat (?:does|did|do|will|would|can|could) .{1,60} (?:charge|cost|pay|owe|bill)\b"
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
     (FactKind.DEFINITION, re.compile(
@@ -82,10 +83,12 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bobligat\w*\b|\bresponsib\w*\b|\bwho (?:pays|must|has to|is responsible|bears)\b"
         r"|\bowe[sd]?\b|\bsupposed to\b|\brequire[sd]? of\b|\bwhat does .{1,80} require\b", re.I)),
     (FactKind.PERMISSION, re.compile(
-        r"^(?:\W*)(?:can|could|may|is it (?:legal|lawful|ok|okay|allowed|permitted)|am i allowed"
-        r"|are (?:we|they|you) allowed|is (?:a|an|the|my|our) .{1,60} allowed|does .{1,60} (?:let|allow"
+        r"^(?:\W*)(?:can|could|may|is (?:it|that|this) (?:legal|lawful|ok|okay|allowed|permitted)"
+        r"|am i allowed|are (?:we|they|you) allowed|is (?:a|an|the|my|our) .{1,60} allowed"
+        r"|does .{1,60} (?:let|allow"
         r"|permit)|do .{1,60} (?:let|allow|permit))\b|\b(?:allowed|permitted|prohibited|legal) to\b"
-        r"|\bcan (?:i|we|you|they|he|she|a|an|the)\b|\bis (?:there|it) .{0,30}allowed\b"
+        r"|\bcan (?:i|we|you|they|he|she|a|an|the)\b"
+        r"|\bis (?:there|it|that|this) .{0,30}(?:allowed|legal|lawful)\b"
         r"|(?:^|[,;]\s*)(?:can|could|may)\s", re.I)),
 ]
 
@@ -108,7 +111,8 @@ SCAFFOLD = frozenset(stem(w) for w in """
     spring summer autumn winter ago recently lately yesterday tomorrow
     isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't can't
     couldn't shouldn't wouldn't isn aren wasn weren hasn haven hadn doesn don didn couldn shouldn
-    wouldn""".split())
+    wouldn we're they're you're i'm i've we've they've you've i'd we'd they'd you'd i'll we'll
+    they'll you'll he's she's it's that's there's let's who's""".split())
 # Nouns that name the asked value itself ("the threshold", "the deadline"): the slot of
 # the facet's kind stands for them, so a sentence need not repeat the word.
 SLOT_NOUNS = frozenset(stem(w) for w in """
@@ -121,6 +125,10 @@ SLOT_NOUNS = frozenset(stem(w) for w in """
 _TIME_OF_DAY_WORDS = ("night", "nights", "nighttime", "evening", "evenings", "morning", "mornings",
                       "afternoon", "afternoons", "overnight")
 TIME_OF_DAY = frozenset(stem(w) for w in _TIME_OF_DAY_WORDS)
+# "Is that legal?", "Is it lawful to …": in a permission clause these words ask whether
+# the act is allowed (the slot), they are not what a sentence must be about ("a legal
+# entity that is self-insured" says nothing about recording a conversation).
+LEGALITY = frozenset(stem(w) for w in "legal illegal lawful unlawful legally lawfully".split())
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
@@ -263,7 +271,7 @@ class QuestionAnalysis:
 
 _UNIT_CUES: list[tuple[str, re.Pattern]] = [
     ("money", re.compile(r"\b(?:fee|fees|fine|fines|cost|costs|charge|charges|price|paid|pay|pays|owe|owes"
-                         r"|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
+                         r"|bill|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
                          r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
     ("percent", re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
     ("size", re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
@@ -275,11 +283,24 @@ _UNIT_CUES: list[tuple[str, re.Pattern]] = [
 ]
 
 
+# "What's the county's fee", "What’s the city’s fee": the cues read "what's" and a noun
+# with its possessive dropped ("the county fee"), whatever the apostrophe.
+_CUE_POSSESSIVE_RE = re.compile(r"\b(?!(?:what|that|it|there|here|who|where|how|let)['’]s\b)(\w+)['’]s\b",
+                                re.I)
+
+
+def cue_text(clause: str) -> str:
+    """``clause`` as the kind and unit cues read it: curly apostrophes straightened and
+    possessives dropped from nouns ("What's the county's fee" → "What's the county fee")."""
+    return _CUE_POSSESSIVE_RE.sub(r"\1", clause).replace("’", "'")
+
+
 def clause_unit(clause: str, kind: str) -> str:
     """The unit a deadline or amount clause names ("how many school days" → day, "what
     fee" → money, "how wide" → size), or ""."""
     if kind not in (FactKind.DEADLINE, FactKind.AMOUNT):
         return ""
+    clause = cue_text(clause)
     for unit, cue in _UNIT_CUES:
         if cue.search(clause) and (unit not in ("money", "size") or kind == FactKind.AMOUNT):
             return unit
@@ -287,7 +308,9 @@ def clause_unit(clause: str, kind: str) -> str:
 
 
 def fact_kind(clause: str) -> str:
-    """The :class:`FactKind` value a question clause asks for, by its cue words."""
+    """The :class:`FactKind` value a question clause asks for, by its cue words
+    (read in :func:`cue_text`)."""
+    clause = cue_text(clause)
     for kind, cue in _KIND_CUES:
         if cue.search(clause):
             return kind.value
@@ -296,6 +319,18 @@ def fact_kind(clause: str) -> str:
 
 _POSSESSIVE_RE = re.compile(r"(?<=\w)['’]s\b|(?<=\w)['’](?=\s)", re.I)
 _NUMBER_RE = re.compile(r"^\d[\d,.]*$")
+# Set phrases whose words mean nothing on their own: "a brand-new member" is a new one
+# (not a trademark), a lot that "falls within" a district is in it (nobody trips).
+_SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"\bbrand[- ]new\b", re.I), "new"),
+    (re.compile(r"\b(?:fall|falls|fell|falling)\s+(?:(?:with)?in(?:to)?|under)\b", re.I), "in"),
+)
+
+
+def _set_phrases_read(text: str) -> str:
+    for pattern, meaning in _SET_PHRASES:
+        text = pattern.sub(meaning, text)
+    return text
 
 
 def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
@@ -303,8 +338,8 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
     numbers other than years (an amount in the question describes the case; the answer
     states the rule), lexicon phrases kept whole with their alternatives, in order,
     deduplicated. Possessives and contractions ("Rivergrove's", "what's") count as their
-    word."""
-    stems = content_terms(_POSSESSIVE_RE.sub("", text))
+    word; set phrases ("brand-new", "falls within") as what they mean (:data:`_SET_PHRASES`)."""
+    stems = content_terms(_POSSESSIVE_RE.sub("", _set_phrases_read(text)))
     dropped = SCAFFOLD | set(skip)
     terms: dict[tuple[str, ...], Term] = {}
     phrases = {start: (end, phrase) for start, end, phrase in longest_phrases(stems)}
@@ -326,7 +361,7 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
 def focus_term(clause: str, terms: Sequence[Term]) -> Term | None:
     """The term a "what/which X" clause asks about, when it is one of ``terms`` and not
     a :data:`SLOT_NOUNS`, :data:`SCAFFOLD` or :data:`GENERIC_MODIFIERS` word."""
-    m = _FOCUS_RE.search(clause)
+    m = _FOCUS_RE.search(cue_text(clause))
     if not m:
         return None
     if not m.group(1)[0].islower():  # a name ("What is Idan Maimon paid") is not a focus
@@ -616,7 +651,9 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         kind = fact_kind(clause)
         # "When does the park close at night?": the time of day names the asked value
         # (a clock time: the "clock" unit), not a word the answer must repeat.
-        terms = topic_terms(clause, skip=TIME_OF_DAY if clause_unit(clause, kind) == "clock" else ())
+        skip = (TIME_OF_DAY if clause_unit(clause, kind) == "clock"
+                else LEGALITY if kind == FactKind.PERMISSION else ())
+        terms = topic_terms(clause, skip=skip)
         if facets and not terms:
             previous = facets[-1]
             kind = previous.kind if kind == FactKind.GENERAL else kind

@@ -213,6 +213,20 @@ ASKS_ABOUT_MEETING_RE = re.compile(
     re.I)
 
 
+# The enacting record of an ordinance or a resolution ("Passed unanimously on first
+# reading … at a meeting of the Rivergrove City Council on the 12th day of August, 1974",
+# "ADOPTED by the Rivergrove City Council this 12 day of June, 1978") says when the text
+# was enacted, not what it provides: it answers only a question about its enactment.
+ENACTMENT_RE = re.compile(
+    r"^\W*(?:(?:duly |unanimously |finally )?(?:passed|adopted|approved|enacted|read|signed|attested?|filed)"
+    r"(?:,)?\s+(?:by|at|on|this|unanimously|and|for|in|as|with)\b[^.;]{0,240}?"
+    r"\b(?:council|commission|board|mayor|recorder|clerk|reading|(?:this|the) \d+\w* day)\b"
+    r"|(?:dated|done) (?:this|the) \d+\w* day of)", re.I)
+ASKS_ABOUT_ENACTMENT_RE = re.compile(
+    r"\b(?:adopt\w*|pass(?:ed|age)|enact\w*|approv\w*|signed|effective|take effect|took effect|vote[ds]?"
+    r"|reading)\b", re.I)
+
+
 def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bool:
     """Whether a passage of ``jurisdiction`` (its code) with ``text`` (its words, heading
     and title) lies outside the local places the question confines itself to
@@ -254,7 +268,9 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     every facet of ``analysis``. Years
     the question names must appear in the sentence or its context, and a sentence of a
     deliberative record (:data:`DELIBERATIVE_TITLE_RE`: minutes, agendas) addresses a
-    facet only when the question asks about a meeting, and a passage ``elsewhere`` (of
+    facet only when the question asks about a meeting, the enacting record of an
+    ordinance (:data:`ENACTMENT_RE`: "ADOPTED by the City Council this 12 day of June")
+    only when it asks about an enactment, and a passage ``elsewhere`` (of
     another place than the question's, :func:`out_of_place`) addresses none: it is
     related, never the answer."""
     stems, context_stems = set(content_terms(text)), set(content_terms(context))
@@ -265,6 +281,8 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     years_ok = all(y in text or y in context for y in analysis.years)
     if DELIBERATIVE_TITLE_RE.search(title) and not ASKS_ABOUT_MEETING_RE.search(analysis.question):
         years_ok = False  # the same effect as a missing year: related, never the answer
+    if ENACTMENT_RE.search(text) and not ASKS_ABOUT_ENACTMENT_RE.search(analysis.question):
+        years_ok = False
     if elsewhere:
         years_ok = False
     for i, facet in enumerate(analysis.facets):

@@ -245,3 +245,37 @@ def test_a_sentence_about_the_things_that_do_not_do_what_was_asked_does_not_answ
     analysis = question_analyse("How much notice must a gym give when a membership doesn't renew "
                                 "automatically?")
     assert sentence_relevance(analysis, lapsing_that, idf=idf).addressed == (0,)
+
+
+# -- everyday phrasings found on questions written after the rules (samples/bench/user_questions_fresh2.jsonl)
+
+def test_contractions_of_pronouns_and_set_phrases_are_not_topic_terms():
+    topic = {t.key for t in question_analyse(
+        "We're a small credit union and it's our first year. Can a brand-new member open an account "
+        "before signing anything, and does a lot that falls within the floodway need a permit?").topic}
+    assert not {"we'r", "it'", "brand", "fall"} & topic
+    assert {"new", "member"} <= topic
+
+
+@pytest.mark.parametrize("question, rule", [
+    ("How long do we need to hang on to copies of our radio ads?",
+     "A lender shall keep records of each commercial communication for 24 months."),
+    ("Can a parent withdraw consent to special ed services?",
+     "A parent may revoke consent for special education services at any time."),
+    ("How long does an owner have to fix a zoning violation once notified?",
+     "The owner shall correct the violation within 10 days of the notice."),
+])
+def test_an_everyday_phrasing_finds_the_legal_one(question, rule):
+    assert sentence_relevance(question_analyse(question), rule).addressed == (0,)
+
+
+def test_is_that_legal_asks_whether_the_act_told_before_it_is_allowed():
+    analysis = question_analyse("My client wants to tape a phone call with her landlord without telling "
+                                "him. Is that legal?")
+    assert not {"legal"} & {t.key for t in analysis.topic}
+    entity = ("Claim for health care payment does not include a statement by a legal entity that is "
+              "self-insured and may provide benefits to its employees.")
+    assert sentence_relevance(analysis, entity).addressed == ()
+    rule = ("A person may not tape a phone call unless every party to the call is told that the call "
+            "is being recorded.")
+    assert sentence_relevance(analysis, rule).addressed == (0,)

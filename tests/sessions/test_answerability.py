@@ -139,6 +139,13 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     ("What counts as a home occupation?", FactKind.DEFINITION, ""),
     ("What's the process for appealing a denied permit?", FactKind.PROCEDURE, ""),
     ("When does the boat ramp close at night?", FactKind.DEADLINE, "clock"),
+    # A possessive between "what" and the asked noun, with either apostrophe.
+    ("We need a grading permit from the county. What's the county's fee for that permit?",
+     FactKind.AMOUNT, "money"),
+    ("What’s the city’s penalty for an unpermitted fence?", FactKind.AMOUNT, "money"),
+    ("What's the landlord's process for returning a deposit?", FactKind.PROCEDURE, ""),
+    ("What will the contractor bill for an engineer's overtime?", FactKind.AMOUNT, "money"),
+    ("My client wants to tape a call with her landlord. Is that legal?", FactKind.PERMISSION, ""),
 ])
 def test_the_kind_of_fact_asked_and_its_unit_are_read_from_the_wording(question, kind, unit):
     facet = question_analyse(question).facets[0]
@@ -235,6 +242,24 @@ def test_minutes_record_what_was_said_and_answer_only_questions_about_a_meeting(
     assert sentence_relevance(law, sentence, title=title).addressed == ()
     assert sentence_relevance(law, sentence, title="Ordinance No. 80-2011").addressed == (0,)
     assert sentence_relevance(meeting, sentence, title=title).addressed == (0,)
+
+
+def test_the_enacting_record_of_an_ordinance_answers_only_a_question_about_its_enactment():
+    rule = question_analyse("How often is the library board required to meet?")
+    enactment = question_analyse("Did the City Council adopt the library board ordinance?")
+    title = "Ordinance No. 31 Establishing a Library Board"
+    context = f"{title}\n1. A Library Board is hereby established."
+    for record in ("Passed on first reading by title at a meeting of the City Council on the 3rd day of May, "
+                   "1981.",
+                   "ADOPTED by the City Council this 3 day of May, 1981, at its regular meeting."):
+        assert sentence_relevance(rule, record, context=context, title=title).addressed == ()
+        assert sentence_relevance(enactment, record, context=context, title=title).addressed == (0,)
+    duty = "The library board shall meet at least once every three months."
+    assert sentence_relevance(rule, duty, context=context, title=title).addressed == (0,)
+    # An adjective is not an enacting verb.
+    kept = "Approved plans shall be kept on file with the City Recorder for at least 2 years."
+    assert sentence_relevance(question_analyse("How long must approved plans be kept on file?"),
+                              kept, title=title).addressed == (0,)
 
 
 def test_a_related_heading_hides_nothing_outside_a_not_answered_text():
