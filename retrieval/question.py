@@ -127,8 +127,9 @@ _TIME_OF_DAY_WORDS = ("night", "nights", "nighttime", "evening", "evenings", "mo
 TIME_OF_DAY = frozenset(stem(w) for w in _TIME_OF_DAY_WORDS)
 # "Is that legal?", "Is it lawful to …": in a permission clause these words ask whether
 # the act is allowed (the slot), they are not what a sentence must be about ("a legal
-# entity that is self-insured" says nothing about recording a conversation).
-LEGALITY = frozenset(stem(w) for w in "legal illegal lawful unlawful legally lawfully".split())
+# entity that is self-insured" says nothing about recording a conversation). "Illegal"
+# and "unlawful" stay: the lexicon reads them as a violation or an offense.
+LEGALITY = frozenset(stem(w) for w in "legal lawful legally lawfully".split())
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
@@ -186,6 +187,10 @@ class Facet:
     # (:func:`action_term`, :func:`deadline_verb`): a sentence about parking cars on
     # streets does not say whether the city may tow them.
     action: Term | None = None
+    # The clause points back at the situation told before it ("keep paperwork on *those*
+    # purchases", "is *that* legal", "a fee for *that* permit"): what it asks about is
+    # named there (:data:`_ANAPHOR_RE`), so an answer must hold a term of the situation.
+    refers_back: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,10 +241,10 @@ class QuestionAnalysis:
         def keep(term: Term) -> bool:
             return not all(s in scope for s in term.stems)
 
-        facets = tuple(Facet(f.text, f.kind, tuple(t for t in f.terms if keep(t)),
-                             f.focus if f.focus and keep(f.focus) else None, f.unit,
-                             tuple(t for t in f.keys if keep(t)),
-                             f.action if f.action and keep(f.action) else None)
+        facets = tuple(replace(f, terms=tuple(t for t in f.terms if keep(t)),
+                               focus=f.focus if f.focus and keep(f.focus) else None,
+                               keys=tuple(t for t in f.keys if keep(t)),
+                               action=f.action if f.action and keep(f.action) else None)
                        for f in self.facets)
         return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation, self.places)
 
@@ -263,7 +268,7 @@ class QuestionAnalysis:
             "situation": self.situation, "places": [code for code, _ in self.places],
             "facets": [{"text": f.text, "kind": f.kind, "focus": f.focus.key if f.focus else "",
                         "unit": f.unit, "keys": [t.key for t in f.keys],
-                        "action": f.action.key if f.action else "",
+                        "action": f.action.key if f.action else "", "refers_back": f.refers_back,
                         "terms": [t.key if t.weight == 1.0 else f"({t.key})" for t in f.terms]}
                        for f in self.facets],
         }
@@ -598,6 +603,16 @@ def action_term(clause: str, terms: Sequence[Term],
     return action, rest
 
 
+# A determiner or pronoun that points back ("those purchases", "that permit", "is that
+# legal", "offer it?"), not "that" opening a clause ("show that the owner …", "something
+# that's been submitted") nor the "it" of "is it legal to …".
+_ANAPHOR_RE = re.compile(
+    r"\b(?:those|these|such)\b"
+    r"|\b(?:that|this)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|he|she|we|you|i|my|our|your|his|her|their"
+    r"|there|if|when|no|not)\b)[a-z]+"
+    r"|\b(?:that|this|it|them)\s*(?:[?.!,;]|$)", re.I)
+
+
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“])")
 _ASKING_RE = re.compile(r"^\W*(?:what|how|when|where|who|whom|whose|which|why|whether|can|could|may"
                         r"|must|do|does|did|is|are|was|were|will|would|should|shall|has|have|had"
@@ -659,7 +674,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
             kind = previous.kind if kind == FactKind.GENERAL else kind
             facets[-1] = replace(previous, text=f"{previous.text}; {clause}")
             if kind != previous.kind:
-                facets.append(Facet(clause, kind, previous.terms))
+                facets.append(Facet(clause, kind, previous.terms, refers_back=previous.refers_back))
             continue
         if facets and kind == FactKind.GENERAL:
             kind = facets[-1].kind
@@ -669,7 +684,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         elif kind == FactKind.DEADLINE and (verb := deadline_verb(clause)):
             action, terms = action_term(clause, terms, verb)
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
-                            key_terms(clause, terms), action))
+                            key_terms(clause, terms), action, bool(situation and _ANAPHOR_RE.search(clause))))
     if not facets:
         facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
     situation_terms = topic_terms(situation)

@@ -26,7 +26,12 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    does a district get to finish …?"), is required the same way: a sentence on street parking says
    nothing of towing.
 
-6. it does not name what the question asks about only to set it aside: "institutions
+6. when the facet points back at the situation told before the question ("keep
+   paperwork on *those* purchases", ``Facet.refers_back``), it holds a term of that
+   situation, itself or in its context: the Legislature's reporting duty is no answer
+   about a cedar mill's purchase records.
+
+7. it does not name what the question asks about only to set it aside: "institutions
    shall disclose … for time accounts that do not renew automatically" is about other
    accounts than a CD that "automatically rolls over" (:func:`negated_only`; unless the
    question negates the same words).
@@ -78,11 +83,15 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|persons|people|employees|signatures|electors|voters|lots|stories|storeys|vehicles|animals"
         r"|horses|dwellings)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)-(?:half|third"
         r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\b(?:treble|triple|double)\b"
-        r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b", re.I),
+        r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
+        # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
+        rf"|\b{_NUM}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
+        r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?)\b", re.I),
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
         r"|lawful|authori[sz]ed|entitled|exempt|need not|is not required|no person shall|forbidden"
-        r"|restricted|only if|unless|except)\b", re.I),
+        r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of)\b",
+        re.I),
     FactKind.OBLIGATION: re.compile(
         r"\b(?:shall|must|required|requires?|is responsible|responsible for|obligat\w+|duty|need not"
         r"|not required|exempt|agrees? to|will (?:pay|provide|maintain|carry|deliver|give))\b", re.I),
@@ -93,7 +102,10 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:shall|must|may) (?:\w+ ){0,3}(?:file|submit|apply|petition|request|notify|send|deliver"
         r"|serve|present|obtain|give|provide|mail|appeal|record|post)\b|\b(?:an application|a petition"
         r"|written notice|by arbitration|a hearing) (?:\w+ ){0,3}(?:shall|must|may|is|to)\b"
-        r"|\b(?:provided that|only if|on condition that|so long as|as long as)\b", re.I),
+        r"|\b(?:provided that|only if|on condition that|so long as|as long as)\b"
+        # "Information disclosed orally shall be considered Confidential Information if it is
+        # reduced to writing …": the condition is what has to be done.
+        r"|\b(?:shall|will) be (?:considered|deemed|treated as)\b[^.;]{0,200}?\b(?:if|when|once)\b", re.I),
 }
 
 
@@ -304,6 +316,11 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         required = facet.keys + ((facet.action,) if facet.action else ())
         keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in required)
         keyed = keyed and not any(_holds(t, contrary) for t in facet.terms if not t.told)
+        # "Does it have to keep paperwork on those purchases?": the purchases are the
+        # situation's (cedar bought from the cutters), so an answer names one of its terms.
+        told = [t for t in facet.terms if t.told]
+        keyed = keyed and (not facet.refers_back or not told
+                           or any(_holds(t, stems) or _holds(t, context_stems) for t in told))
         if c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)

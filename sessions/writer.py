@@ -141,8 +141,9 @@ def clean_sentence(raw: str) -> str | None:
     letters = sum(ch.isalpha() for ch in text)
     if letters < 0.6 * len(text.replace(" ", "")) or text.upper() == text:
         return None
-    # A quote starts where a sentence starts: a capital, a digit, "§" or an opening quote.
-    if text.endswith(":") or not (text[0].isupper() or text[0].isdigit() or text[0] in "§\"“"):
+    # A quote starts where a sentence starts: a capital, a digit, "§", "$" (a schedule's
+    # row: "$50.00 per Lot fronting on …") or an opening quote.
+    if text.endswith(":") or not (text[0].isupper() or text[0].isdigit() or text[0] in "§$\"“"):
         return None
     # A section caption ("275.316 Notice of hearing; findings.") or a clause cut before
     # its continuation ("…; and") is not a statement.

@@ -279,3 +279,38 @@ def test_is_that_legal_asks_whether_the_act_told_before_it_is_allowed():
     rule = ("A person may not tape a phone call unless every party to the call is told that the call "
             "is being recorded.")
     assert sentence_relevance(analysis, rule).addressed == (0,)
+
+
+def test_a_clause_that_points_back_is_answered_only_about_what_the_situation_names():
+    analysis = question_analyse("Our client runs a sawmill that buys cedar straight from the cutters. "
+                                "Does it have to keep records of those purchases, and for how long?")
+    assert analysis.facets[0].refers_back
+    elsewhere = ("No later than May 1, 2020, the authority shall keep records of the purchases of drugs and "
+                 "report to the Legislative Assembly.")
+    assert sentence_relevance(analysis, elsewhere).addressed == ()
+    rule = "A person who buys cedar from a harvester shall keep a record of each purchase for one year."
+    assert sentence_relevance(analysis, rule).addressed == (0,)
+    # The situation may be named by the heading instead of the sentence.
+    assert sentence_relevance(analysis, "Each purchase shall be recorded and the record kept for one year.",
+                              context="Special forest products; cedar").addressed == (0,)
+
+
+@pytest.mark.parametrize("question, points_back", [
+    ("My client wants to tape a call with his boss. Is that legal?", True),
+    ("We need a grading permit. What's the county's fee for that permit?", True),
+    ("Her plan covers five drugs. Does the plan have to offer it?", True),
+    ("Is it legal to keep chickens in a backyard?", False),  # no situation, a dummy "it"
+    ("A motion is pending. How long can a judge take on something that's been submitted?", False),
+    ("My tenant moved out. Does the landlord have to show that the unit was damaged?", False),
+])
+def test_pointing_back_is_read_from_determiners_and_pronouns(question, points_back):
+    assert question_analyse(question).facets[0].refers_back is points_back
+
+
+def test_illegal_stays_a_topic_term_that_reads_as_a_violation():
+    analysis = question_analyse("A neighbor keeps flying his drone over her yard to annoy her. "
+                                "Is that illegal?")
+    assert "illeg" in {t.key for t in analysis.topic}
+    offense = ("A person commits the offense of harassment with an unmanned aircraft system if the person "
+               "flies it over the property of another to annoy.")
+    assert sentence_relevance(analysis, offense).addressed == (0,)

@@ -215,6 +215,12 @@ def test_a_sentence_addresses_a_facet_only_with_the_asked_kind_of_value():
     assert not slot_present(FactKind.AMOUNT, "no more than 20 feet", "money")
     assert slot_present(FactKind.AMOUNT, "shall not exceed 12 feet in width", "size")
     assert not slot_present(FactKind.AMOUNT, "a deposit of $2,500", "size")
+    # A count of things answers "how many": "2 covered, enclosed spaces per unit".
+    assert slot_present(FactKind.AMOUNT, "Single family: 2 covered, enclosed spaces per unit.")
+    assert not slot_present(FactKind.AMOUNT, "Parking spaces shall be paved and covered.")
+    # A condition on being deemed something says what has to be done.
+    assert slot_present(FactKind.PROCEDURE, "Oral disclosures shall be deemed Confidential Information "
+                                            "if they are confirmed in writing.")
 
 
 def test_a_year_the_question_names_must_be_in_the_answer_or_its_source():

@@ -3,7 +3,7 @@ splits, lists whose labels change style, and schedules laid out with tabs (issue
 
 from ciq.text import sentence_spans
 from retrieval.search import RetrievedChunk
-from sessions.writer import _chunk_sentences, tabbed_sentences
+from sessions.writer import _chunk_sentences, clean_sentence, tabbed_sentences
 from verification.skeptic import RuleSkeptic
 
 PINPOINTS = ("A public body that registers one or more unmanned aircraft systems under subsection "
@@ -71,3 +71,9 @@ def test_a_schedule_laid_out_with_tabs_reads_as_rows_under_their_group():
 
 def test_prose_with_a_stray_tab_has_no_schedule():
     assert tabbed_sentences("The fee is due.\n\t$75 is charged for a permit.\nThat is all.") == []
+
+
+def test_a_schedule_row_that_opens_with_its_amount_is_quotable():
+    row = "$50.00 per Lot fronting on existing County or Special Road District maintained gravel road."
+    assert clean_sentence(row) == row
+    assert clean_sentence("per Lot fronting on an existing County maintained gravel road.") is None
