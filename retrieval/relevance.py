@@ -85,7 +85,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\b(?:treble|triple|double)\b"
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
-        rf"|\b{_NUM}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
+        rf"|\b(?!an?\b){_NUM}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
         r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?)\b", re.I),
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
@@ -234,9 +234,10 @@ ENACTMENT_RE = re.compile(
     r"(?:,)?\s+(?:by|at|on|this|unanimously|and|for|in|as|with)\b[^.;]{0,240}?"
     r"\b(?:council|commission|board|mayor|recorder|clerk|reading|(?:this|the) \d+\w* day)\b"
     r"|(?:dated|done) (?:this|the) \d+\w* day of)", re.I)
+# ("approval" is not among them: "Do I need the county's approval?" asks about a permit.)
 ASKS_ABOUT_ENACTMENT_RE = re.compile(
-    r"\b(?:adopt\w*|pass(?:ed|age)|enact\w*|approv\w*|signed|effective|take effect|took effect|vote[ds]?"
-    r"|reading)\b", re.I)
+    r"\b(?:adopt\w*|passed|passage|enact\w*|signed into law|effective date|takes? effect|took effect"
+    r"|vote[ds]?)\b", re.I)
 
 
 def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bool:

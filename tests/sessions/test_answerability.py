@@ -218,6 +218,7 @@ def test_a_sentence_addresses_a_facet_only_with_the_asked_kind_of_value():
     # A count of things answers "how many": "2 covered, enclosed spaces per unit".
     assert slot_present(FactKind.AMOUNT, "Single family: 2 covered, enclosed spaces per unit.")
     assert not slot_present(FactKind.AMOUNT, "Parking spaces shall be paved and covered.")
+    assert not slot_present(FactKind.AMOUNT, "The owner shall plant a number of trees.")  # not a count
     # A condition on being deemed something says what has to be done.
     assert slot_present(FactKind.PROCEDURE, "Oral disclosures shall be deemed Confidential Information "
                                             "if they are confirmed in writing.")
@@ -260,6 +261,10 @@ def test_the_enacting_record_of_an_ordinance_answers_only_a_question_about_its_e
                    "ADOPTED by the City Council this 3 day of May, 1981, at its regular meeting."):
         assert sentence_relevance(rule, record, context=context, title=title).addressed == ()
         assert sentence_relevance(enactment, record, context=context, title=title).addressed == (0,)
+    # A question about an approval asks about a permit, not about an enactment.
+    approval = question_analyse("Does the library board need the City Council's approval to meet?")
+    assert sentence_relevance(approval, "ADOPTED by the City Council this 3 day of May, 1981.",
+                              context=context, title=title).addressed == ()
     duty = "The library board shall meet at least once every three months."
     assert sentence_relevance(rule, duty, context=context, title=title).addressed == (0,)
     # An adjective is not an enacting verb.
