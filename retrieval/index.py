@@ -29,12 +29,13 @@ from retrieval.index_writes import IndexWrites
 COLUMN_WEIGHTS = (1.0, 2.0, 3.0)
 # Longest query sent to the index, in distinct terms (a 100 kB question stays a query).
 MAX_QUERY_TERMS = 48
-# Candidate limit of the SQLite index (issue 12), in postings: FTS5's bm25() reads every
-# posting of every term it ranks (for its idf and for each match), so a question holding
-# "shall" or "agreement" costs in proportion to the workspace (251 ms p50 at 100,000
-# chunks). Past this many postings the rarest terms are searched, as many as fit, and the
-# common ones left out (:func:`match_tokens`). A round value: at 4,108 chunks it leaves
-# the median question of ``retrieval_dev.jsonl`` (7,800 postings) whole.
+# Candidate limit of the lexical index on either database (issue 12), in postings. FTS5's
+# bm25() reads every posting of every term it ranks (for its idf and for each match), so
+# a question holding "shall" or "agreement" cost in proportion to the workspace (251 ms
+# p50 at 100,000 chunks). Past this many postings the rarest terms are searched, as many
+# as fit, and the common ones left out (:func:`match_tokens`; on PostgreSQL
+# ``retrieval.fts_postgres.fts_search``). A round value: at 4,108 chunks it leaves the
+# median question of ``retrieval_dev.jsonl`` (7,800 postings) whole.
 MATCH_POSTINGS = 10_000
 
 
@@ -128,10 +129,11 @@ def match_tokens(tokens: Sequence[str], df: Mapping[str, int], budget: int = MAT
     postings (``df``: Porter stem → chunks holding it) stay within ``budget``; else the
     rarest first while they fit (at least the rarest one that some chunk holds).
 
-    A candidate limit, not MaxScore (the PostgreSQL index's exact pruning,
-    ``retrieval.fts_postgres.fts_search``): a chunk that holds none of the rare terms is
-    not ranked, and the terms left out add nothing to the scores of those that are. They
-    are the ones whose idf is lowest, so the order changes little: span recall@10 on
+    A candidate limit (the PostgreSQL index keeps the same budget,
+    ``retrieval.fts_postgres.fts_search``, and still scores its candidates over every
+    term): a chunk that holds none of the rare terms is not ranked, and here the terms
+    left out add nothing to the scores of those that are. They are the ones whose idf is
+    lowest, so the order changes little: span recall@10 on
     ``retrieval_dev.jsonl`` is in the README ("Lexical search at 10k, 100k and 1M chunks")."""
     postings = [df.get(stem(t), 0) for t in tokens]
     if sum(postings) <= budget:
@@ -217,7 +219,7 @@ class PostgresFTSIndex(IndexWrites):
         if not tokens or k <= 0:
             return []
         hits = fts_search(workspace_id, phrase_terms(tokens), k=k, weights=COLUMN_WEIGHTS,
-                          jurisdictions=jurisdictions, lane=lane, documents=documents)
+                          jurisdictions=jurisdictions, lane=lane, documents=documents, budget=MATCH_POSTINGS)
         return [Hit(chunk_pk=pk, bm25=score) for pk, score in hits]
 
     def idf(self, terms, *, workspace_id):

@@ -123,15 +123,3 @@ def test_filters_narrow_the_ranking_and_keep_each_score(demo_workspace):
     assert [h.bm25 for h in narrowed] == sorted((h.bm25 for h in narrowed), reverse=True)
     assert index.search(QUESTIONS[0], workspace_id=demo_workspace.pk, k=5, jurisdictions=set()) == []
     assert index.search(QUESTIONS[0], workspace_id=demo_workspace.pk, k=5, documents=set()) == []
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="MaxScore pruning is PostgreSQL's")
-def test_pruning_never_changes_the_top_k(demo_workspace, monkeypatch):
-    from retrieval import fts_postgres
-
-    index = lexical_index()
-    questions = QUESTIONS + ["dock", "confidential information employees share receiving party"]
-    pruned = {(q, k): index.search(q, workspace_id=demo_workspace.pk, k=k)
-              for q in questions for k in (1, 10)}
-    monkeypatch.setattr(fts_postgres, "CANDIDATE_SHARE", 1e9)  # rank every match
-    assert {key: index.search(key[0], workspace_id=demo_workspace.pk, k=key[1]) for key in pruned} == pruned
