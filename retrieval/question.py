@@ -544,6 +544,8 @@ def deadline_verb(clause: str) -> str:
     if not given:
         return ""
     verb = (given.group("verb") or _verb_after_subject(given.group("rest"))).lower()
+    if verb == "keep":  # "how long must we keep the file": a retention period, keeping is the act
+        return verb
     purpose = _PURPOSE_RE.search(clause, given.end()) if verb in LIGHT_VERBS | {"wait"} else None
     return _act(clause, purpose.group(1).lower() if purpose else verb)
 
@@ -591,6 +593,11 @@ def action_term(clause: str, terms: Sequence[Term],
     verb = asked_verb(clause) if verb is None else verb
     verb_stem = stem(verb) if verb else ""
     term = next((t for t in terms if verb_stem and verb_stem in t.stems), None)
+    if term is None and verb_stem in SCAFFOLD and (verb_stem,) in lexicon_phrases():
+        # A verb that is filler elsewhere ("keeps calling") is the act here ("how long
+        # must we keep the file" → keep, retain, preserve).
+        term = Term((verb_stem,), alternatives((verb_stem,)))
+        terms = (term, *terms)
     if term is None:
         return None, tuple(terms)
     later = content_terms(clause[clause.lower().find(verb) + len(verb):])

@@ -314,3 +314,16 @@ def test_illegal_stays_a_topic_term_that_reads_as_a_violation():
     offense = ("A person commits the offense of harassment with an unmanned aircraft system if the person "
                "flies it over the property of another to annoy.")
     assert sentence_relevance(analysis, offense).addressed == (0,)
+
+
+def test_how_long_to_keep_something_asks_for_a_retention_period():
+    analysis = question_analyse("We turned down a member's car loan. How long do we have to keep that "
+                                "application on file?")
+    assert analysis.facets[0].action is not None and analysis.facets[0].action.key == "keep"
+    retention = "A creditor shall retain each loan application for 25 months after notifying the applicant."
+    assert sentence_relevance(analysis, retention).addressed == (0,)
+    register = ("A financial institution shall record the data of each loan application on a register "
+                "within 30 calendar days after the end of the quarter.")
+    assert sentence_relevance(analysis, register).addressed == ()
+    # Keeping stays a light verb where it is not a retention period.
+    assert question_analyse("Can the landlord keep the whole deposit?").facets[0].action is None
