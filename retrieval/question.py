@@ -150,6 +150,10 @@ class Term:
     alternatives: tuple[tuple[str, ...], ...]
     weight: float = 1.0
     told: bool = False  # from the situation told before the question, not the question itself
+    # The question uses the word as a verb ("can the court *tack* on", "gets *stuck*
+    # paying"): how the asker puts the act, which the law may word otherwise
+    # (:func:`retrieval.relevance.term_weights` caps its weight).
+    verbal: bool = False
 
     @property
     def key(self) -> str:
@@ -159,7 +163,7 @@ class Term:
     def weighted(self, weight: float, *, told: bool = False) -> Term:
         """The same term with another weight in [0, 1] (``told``: it comes from the
         situation told before the question)."""
-        return Term(self.stems, self.alternatives, weight, told)
+        return Term(self.stems, self.alternatives, weight, told, self.verbal)
 
 
 @dataclass(frozen=True)
@@ -338,13 +342,36 @@ def _set_phrases_read(text: str) -> str:
     return text
 
 
+# Words after which a verb form is used as a verb ("can tack", "gets stuck", "be shredded").
+_VERB_BEFORE = frozenset("""can could will would may might must should shall to be been being get gets got
+    getting i we you they he she it""".split())
+
+
+def _verbal_stems(text: str) -> set[str]:
+    """Porter stems of the words ``text`` uses as verbs: forms lemminflect knows only as a
+    verb ("sit", "shredded", "hovering"), or as a verb among other parts of speech when a
+    modal, "to", "be", "get" or a subject pronoun comes right before ("can *tack* on",
+    "gets *stuck* paying", "can we *clear*")."""
+    tokens = tokenize(text)
+    found = set()
+    for i, token in enumerate(tokens):
+        lemmas = getAllLemmas(token)
+        if "VERB" not in lemmas:
+            continue
+        if not ({"NOUN", "ADJ"} & lemmas.keys()) or (i and tokens[i - 1] in _VERB_BEFORE):
+            found.add(stem(token))
+    return found
+
+
 def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
     """The topic terms of ``text``: content stems minus :data:`SCAFFOLD`, ``skip`` and
     numbers other than years (an amount in the question describes the case; the answer
     states the rule), lexicon phrases kept whole with their alternatives, in order,
     deduplicated. Possessives and contractions ("Rivergrove's", "what's") count as their
     word; set phrases ("brand-new", "falls within") as what they mean (:data:`_SET_PHRASES`)."""
-    stems = content_terms(_POSSESSIVE_RE.sub("", _set_phrases_read(text)))
+    text = _POSSESSIVE_RE.sub("", _set_phrases_read(text))
+    stems = content_terms(text)
+    verbal = _verbal_stems(text)
     dropped = SCAFFOLD | set(skip)
     terms: dict[tuple[str, ...], Term] = {}
     phrases = {start: (end, phrase) for start, end, phrase in longest_phrases(stems)}
@@ -358,7 +385,7 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
             continue
         s = stems[i]
         if s not in dropped and not (_NUMBER_RE.match(s) and not YEAR_RE.fullmatch(s)):
-            terms.setdefault((s,), Term((s,), ((s,),)))
+            terms.setdefault((s,), Term((s,), ((s,),), verbal=s in verbal))
         i += 1
     return tuple(terms.values())
 

@@ -158,6 +158,14 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
     known = [max((idf[s] for s in t.stems if s in idf), default=None) for t in terms]
     cap = max((w for w in known if w is not None), default=UNSEEN_WEIGHT_CAP)
     weights = [(min(w, cap) if w is not None else cap) * t.weight for w, t in zip(known, terms, strict=True)]
+    # A word the question uses as a verb is the asker's wording of the act ("how much can
+    # the court tack on", "who gets stuck paying"); the law words it otherwise, and a
+    # colloquial verb is rare in legal text, so its idf would outweigh every noun of the
+    # question. It weighs at most as much as the question's weightiest other term.
+    nouns = [w for w, t in zip(weights, terms, strict=True) if not t.verbal and not t.told]
+    if nouns:
+        weights = [min(w, max(nouns)) if t.verbal and not t.told else w
+                   for w, t in zip(weights, terms, strict=True)]
     asked = sum(w for w, t in zip(weights, terms, strict=True) if not t.told)
     told = sum(w for w, t in zip(weights, terms, strict=True) if t.told)
     if asked and told > SITUATION_WEIGHT * asked:

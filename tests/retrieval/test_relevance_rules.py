@@ -327,3 +327,17 @@ def test_how_long_to_keep_something_asks_for_a_retention_period():
     assert sentence_relevance(analysis, register).addressed == ()
     # Keeping stays a light verb where it is not a retention period.
     assert question_analyse("Can the landlord keep the whole deposit?").facets[0].action is None
+
+
+def test_a_rare_verb_of_the_question_does_not_outweigh_its_nouns():
+    idf = {"stuck": 9.2, "pai": 2.5, "court": 2.4, "cost": 2.0, "tack": 9.2, "fee": 2.0, "judgment": 3.0}
+    analysis = question_analyse("Who gets stuck paying the court costs?")
+    assert [t.key for t in analysis.facets[0].terms if t.verbal] == ["stuck"]
+    weights = dict(zip((t.key for t in analysis.facets[0].terms),
+                       term_weights(analysis.facets[0].terms, idf), strict=True))
+    assert weights["stuck"] == max(w for k, w in weights.items() if k != "stuck")
+    rule = "The justice shall give judgment against the complainant for the court costs of the action."
+    assert sentence_relevance(analysis, rule, idf=idf).addressed == (0,)
+    # A rare noun still weighs what it weighs: a payday lender is what the question is about.
+    lender = question_analyse("Can a payday lender charge a rollover fee?")
+    assert not any(t.verbal for t in lender.facets[0].terms)
