@@ -115,7 +115,9 @@ class Routing:
     unknown: list[str] = field(default_factory=list)
     # The loaded county and municipal places the question confines itself to, as (code,
     # name) ("US-MO-Ray", "Ray County"); empty when it also asks about state or federal
-    # law (:data:`WIDER_LAW_RE`, a state code, a federal authority, a named act).
+    # law (:data:`WIDER_LAW_RE`, a state code, a federal authority, a named act), but the
+    # state itself when it asks what that state's law says ("under Oregon law", no federal
+    # authority named): ("US-OR", "Oregon").
     local: list[tuple[str, str]] = field(default_factory=list)
 
     @property
@@ -279,6 +281,13 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     if not wider:
         routing.local = [(m.code, _local_name(m.code, gaz.levels.get(m.code, ""))) for m in places
                          if m.loaded and gaz.levels.get(m.code) in ("county", "municipal")]
+    elif not _FEDERAL_RE.search(question):
+        # "Under Oregon law, can a landlord charge a late fee?" asks what the state's own law
+        # says: a federal rule that never names the state is related, not the answer.
+        routing.local = [(m.code, US_STATES[m.code[3:]]) for m in places
+                         if m.loaded and m.code.count("-") == 1 and m.code[3:] in US_STATES
+                         and re.search(rf"\b{US_STATES[m.code[3:]]}(?:'s)? (?:law|laws|statutes?|code)\b",
+                                       question, re.I)]
     routing.names = [m.text for m in mentions.values()]
     documents: set[int] = set()
     for key, pks in gaz.acronyms.items():

@@ -250,11 +250,11 @@ ASKS_ABOUT_ENACTMENT_RE = re.compile(
 
 def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bool:
     """Whether a passage of ``jurisdiction`` (its code) with ``text`` (its words, heading
-    and title) lies outside the local places the question confines itself to
-    (``QuestionAnalysis.places``): another town's or county's, or a state or federal one
-    that never names the place. A Ray County question is not answered by a federal rule
-    that shares its generic words ("appeal", "variance", "days"); a state statute that
-    names the town is about it."""
+    and title) lies outside the places the question confines itself to
+    (``QuestionAnalysis.places``: a town or county, or a state whose law it asks about):
+    another town's or county's, or a state or federal one that never names the place. A
+    Ray County question is not answered by a federal rule that shares its generic words
+    ("appeal", "variance", "days"); a state statute that names the town is about it."""
     if not analysis.places or any(jurisdiction == code for code, _ in analysis.places):
         return False
     lowered = text.lower()

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval.places import cited_parts, question_route
 from retrieval.question import FactKind, question_analyse
-from retrieval.relevance import sentence_relevance, slot_present
+from retrieval.relevance import out_of_place, sentence_relevance, slot_present
 from sessions.models import Outcome, RunStatus
 from sessions.services import session_ask
 from verification.skeptic import RuleSkeptic
@@ -277,6 +277,20 @@ def test_a_related_heading_hides_nothing_outside_a_not_answered_text():
     text = ("The park closes at 9:00 pm [cite:abcdefabcdef].\n\n"
             "## Related passages (not answering the question)\n\n- Fines are $5,000 per night.")
     assert "Fines are $5,000 per night." in [c.text for c in RuleSkeptic().extract(text)]
+
+
+def test_a_question_about_a_state_s_law_is_not_answered_by_a_federal_rule(demo_workspace):
+    route = question_route("Under Oregon law, can a debt collector call a consumer at work?",
+                           workspace=demo_workspace)
+    assert route.local == [("US-OR", "Oregon")]
+    analysis = question_analyse("Under Oregon law, can a debt collector call a consumer at work?").placed(
+        route.local)
+    federal = "A debt collector may not communicate with a consumer at the consumer's place of employment."
+    assert out_of_place(analysis, "US", federal)
+    assert not out_of_place(analysis, "US-OR", "A collection agency shall not call a debtor at work.")
+    # Asking about federal law too keeps every level in play.
+    assert question_route("Does federal or Oregon law let a debt collector call a consumer at work?",
+                          workspace=demo_workspace).local == []
 
 
 def test_capitalised_words_alone_do_not_decline_a_routed_question(demo_workspace):
