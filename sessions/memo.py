@@ -55,7 +55,7 @@ from django.utils import timezone
 
 from ciq.text import stem
 from retrieval.models import Chunk
-from retrieval.question import YEAR_RE, Facet, FactKind, QuestionAnalysis, Term, question_analyse
+from retrieval.question import Facet, FactKind, QuestionAnalysis, Term, question_analyse
 from retrieval.relevance import (
     ADDRESS_MIN,
     ASKS_ABOUT_MEETING_RE,
@@ -69,12 +69,14 @@ from sessions.writer import (
     DRAFT_SENTENCES,
     LEVEL_HEADINGS,
     PER_CHUNK_LIMIT,
+    SUPERSEDING_LEVELS,
     Candidate,
     WriteRequest,
     _escaped,
     _facet_key,
     candidates_for,
     cite,
+    document_date,
     related_list,
     select,
 )
@@ -98,7 +100,6 @@ SHORT_ANSWER_MIN = 2
 SAME_POINT_JACCARD = 0.8
 PER_ISSUE_SENTENCES = 6  # Discussion sentences per issue (DRAFT_SENTENCES overall)
 PERMIT_ITEMS = 4
-SUPERSEDING_LEVELS = ("municipal", "county")
 # Template sentences inside claim sections open with the refusal prefix the Skeptic skips.
 NO_REQUIREMENTS = f"{PARTIAL_GAP}: no permit, licence, notice or filing requirement."
 # A Discussion with nothing beyond the Short Answer says so rather than stay empty.
@@ -269,18 +270,6 @@ def memo_issues(request: WriteRequest) -> tuple[list[Issue], QuestionAnalysis]:
     analysis = replace(base, facets=tuple(i.facet for i in issues),
                        kind=issues[0].facet.kind if issues else base.kind)
     return issues, analysis
-
-
-def document_date(chunk: RetrievedChunk) -> dt.date | None:
-    """The date of the chunk's document: ``last_updated``, else 1 January of the year in
-    its title ("… (2018)") or citation label ("Ord. No. 89-2018"), else None."""
-    if chunk.last_updated:
-        return chunk.last_updated
-    for text in (chunk.document_title, chunk.citation_label):
-        years = YEAR_RE.findall(text or "")
-        if years:
-            return dt.date(int(years[-1]), 1, 1)
-    return None
 
 
 def _kind(chunk: RetrievedChunk) -> str:

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
-from retrieval.question import QuestionAnalysis, act_parties
+from retrieval.question import YEAR_RE, QuestionAnalysis, act_parties
 from retrieval.relevance import Relevance, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
@@ -109,6 +109,7 @@ class Candidate:
     terms: frozenset[str]
     relevance: float
     facets: Relevance | None = None
+    row: bool = False  # a row of a table or schedule, not a sentence of prose
 
 
 def normalise_sentence(text: str) -> str:
@@ -250,12 +251,12 @@ def _label_style(label: str) -> str:
     return "bullet"
 
 
-def _chunk_sentences(chunk: RetrievedChunk) -> list[str]:
-    """The chunk's sentences (pysbd), table rows as :func:`table_sentences` and
-    :func:`tabbed_sentences`, and each
-    list introduction ("… neither Vector nor its funds will, directly or indirectly:")
-    joined with each of its items ("(ii) any tender or exchange offer …"), which alone
-    are fragments."""
+def _chunk_sentences(chunk: RetrievedChunk) -> tuple[list[str], int]:
+    """The chunk's sentences (pysbd), each list introduction ("… neither Vector nor its
+    funds will, directly or indirectly:") joined with each of its items ("(ii) any tender
+    or exchange offer …"), which alone are fragments, then its table rows as
+    :func:`table_sentences` and :func:`tabbed_sentences`; and how many of them are prose
+    (the rows come after)."""
     prose = "\n".join(line for line in chunk.text.splitlines() if not _TABLE_ROW_RE.match(line))
     sentences = [prose[s:e] for s, e in sentence_spans(prose)]
     joined = []
@@ -270,7 +271,8 @@ def _chunk_sentences(chunk: RetrievedChunk) -> list[str]:
                     break
                 style = _label_style(label.group())
                 joined.append(f"{sentence.rstrip()} {_LIST_ITEM_RE.sub('', item, count=1)}")
-    return sentences + joined + table_sentences(chunk.text) + tabbed_sentences(chunk.text)
+    prose = sentences + joined
+    return prose + table_sentences(chunk.text) + tabbed_sentences(chunk.text), len(prose)
 
 
 def candidates_for(request: WriteRequest) -> list[Candidate]:
@@ -289,7 +291,7 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
     found: list[Candidate] = []
     for chunk in request.chunks:
         heading = normalise_sentence(chunk.heading)
-        raw = _chunk_sentences(chunk)
+        raw, prose = _chunk_sentences(chunk)
         elsewhere = analysis is not None and out_of_place(
             analysis, chunk.jurisdiction, f"{chunk.document_title}\n{chunk.heading}\n{chunk.text}")
         for position, sentence in enumerate(raw):
@@ -303,7 +305,7 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
             if analysis is None:
                 relevance = _relevance(terms, weights, total)
                 if relevance >= MIN_RELEVANCE:
-                    found.append(Candidate(chunk, position, text, terms, relevance))
+                    found.append(Candidate(chunk, position, text, terms, relevance, row=position >= prose))
                 continue
             around = " ".join(raw[max(0, position - 1):position] + raw[position + 1:position + 2])
             facets = sentence_relevance(
@@ -312,9 +314,19 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
                 elsewhere=elsewhere,
             )
             if facets.score >= MIN_RELEVANCE:
-                found.append(Candidate(chunk, position, text, terms, facets.score, facets))
-    found.sort(key=lambda c: (-(c.relevance + 0.1 * c.chunk.score), c.chunk.rank, c.position))
+                found.append(Candidate(chunk, position, text, terms, facets.score, facets,
+                                       row=position >= prose))
+    # Relevance is capped at 1.0 for every sentence that addresses a facet; among those,
+    # the one holding more of the facet's terms comes first ("Tree Cutting Permit: New
+    # Fee $75" before "Building Structure permit review: New Fee $400" for a tree permit).
+    found.sort(key=lambda c: (-(c.relevance + 0.1 * c.chunk.score), -_best_coverage(c),
+                              c.chunk.rank, c.position))
     return found
+
+
+def _best_coverage(c: Candidate) -> float:
+    """The candidate's highest facet coverage in [0, 1], to a tenth (0.0 without facets)."""
+    return round(max(c.facets.coverage, default=0.0), 1) if c.facets else 0.0
 
 
 def select(candidates: Sequence[Candidate], *, limit: int, per_chunk: int) -> list[Candidate]:
@@ -367,8 +379,42 @@ def _permits(used: Sequence[Candidate], pool: Sequence[Candidate]) -> list[str]:
 def _facet_key(c: Candidate, facet: int) -> tuple:
     """Order of the sentences that address ``facet``: its coverage (to a tenth), then
     the chunk's retrieval score, then the newer document."""
-    coverage = c.facets.coverage[facet] if c.facets else 0.0
-    return (round(coverage, 1), round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
+    return (_coverage(c, facet), round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
+
+
+def _coverage(c: Candidate, facet: int) -> float:
+    """The candidate's coverage of ``facet`` in [0, 1], to a tenth."""
+    return round(c.facets.coverage[facet], 1) if c.facets else 0.0
+
+
+# Local law is amended by newer enactments of the same body (an ordinance's fee replaced
+# by a later fee resolution); codified federal and state law and contracts are not.
+SUPERSEDING_LEVELS = ("municipal", "county")
+
+
+def document_date(chunk: RetrievedChunk) -> dt.date | None:
+    """The date of the chunk's document: ``last_updated``, else 1 January of the year in
+    its title ("… (2018)") or citation label ("Ord. No. 89-2018"), else None."""
+    if chunk.last_updated:
+        return chunk.last_updated
+    for text in (chunk.document_title, chunk.citation_label):
+        years = YEAR_RE.findall(text or "")
+        if years:
+            return dt.date(int(years[-1]), 1, 1)
+    return None
+
+
+def _newest_local(best: Candidate, options: Sequence[Candidate], facet: int) -> Candidate:
+    """``best``, or the sentence of a newer document of the same local jurisdiction that
+    addresses ``facet`` as fully: the newer enactment leads (supersession, issue 13 item 4;
+    a 2024 fee resolution before the 2004 ordinance's fee)."""
+    date = document_date(best.chunk)
+    if best.chunk.jurisdiction_level not in SUPERSEDING_LEVELS or date is None:
+        return best
+    newer = [c for c in options if c.chunk.jurisdiction == best.chunk.jurisdiction
+             and _coverage(c, facet) >= _coverage(best, facet)
+             and (document_date(c.chunk) or date) > date]
+    return max(newer, key=lambda c: (document_date(c.chunk), _facet_key(c, facet))) if newer else best
 
 
 _CLAUSE_SPLIT_RE = re.compile(r";|,\s*(?:and|but|or)\s+")
@@ -428,9 +474,10 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     (:func:`_facet_key`), one in which a party the question acts on acts last; none in
     which the party the question has acting is only acted on by another
     (:class:`_AskedParties`).
-    Then, up to ``limit``, other sentences that address a facet, those
-    of the chunks already quoted first (a condition or an exception beside the rule), then
-    the rest in pool order, none repeating a quoted one. Nothing that addresses no facet.
+    Then, up to ``limit``, other sentences that address a facet, the prose of the chunks
+    already quoted first (a condition or an exception beside the rule; the other rows of
+    a quoted schedule are other fees, not conditions), then the rest, each group by
+    coverage, none repeating a quoted one. Nothing that addresses no facet.
     """
     picked: list[Candidate] = []
     missing: list[int] = []
@@ -444,10 +491,11 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         if not options:
             missing.append(i)
             continue
-        picked.append(max(options, key=lambda c: (not parties[i].reversed_in(c), _facet_key(c, i))))
+        best = max(options, key=lambda c: (not parties[i].reversed_in(c), _facet_key(c, i)))
+        picked.append(_newest_local(best, [c for c in options if not parties[i].reversed_in(c)], i))
     used = {c.chunk.chunk_id for c in picked}
     extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed),
-                    key=lambda c: c.chunk.chunk_id not in used)
+                    key=lambda c: (c.row or c.chunk.chunk_id not in used, -_best_coverage(c)))
     for c in extras:
         if len(picked) >= limit:
             break

@@ -37,7 +37,11 @@ LIGHT_WORDS = frozenset(
     """even stated state case cases circumstance circumstances expressly conveyed similar
     create certain otherwise respect including include includes included fact matter
     thereof hereof herein hereunder way manner kind type particular specific specified
-    relevant applicable appropriate reasonable general generally""".split()
+    relevant applicable appropriate reasonable general generally
+    get gets got getting go goes going went gone come comes came coming take takes took
+    taking make makes making put puts putting run runs running ran look looks happen
+    happens appear appears pick picks count counts counted side chance thing things time
+    place else rest say says said want wants back away ahead""".split()
 )
 
 # Words contracts and regulations use interchangeably. Each group maps onto its first stem.
@@ -117,6 +121,8 @@ _SYNONYM_GROUPS = [
     "option choice alternative",
     "objective aim goal purpose",
     "portion part",
+    "party side",
+    "return back",
 ]
 
 # Irregular verb forms Porter stemming leaves apart ("sold" vs "sell"): each maps onto the
@@ -144,7 +150,8 @@ MODAL_PLAIN = frozenset(
 QUANTIFIERS = frozenset(
     """every everyone everything whatever whatsoever whichever can't isn't doesn't don't
     won't aren't wasn't weren't hasn't haven't hadn't didn't shouldn't wouldn't couldn't
-    mustn't shan't it's they're you're we're there's that's""".split()
+    mustn't shan't it's they're you're we're there's that's anyone anybody someone somebody
+    whoever whenever wherever""".split()
 )
 # Phrases of modality and negation, longest first, each with the stance words it stands
 # for; read on claim and evidence alike (:mod:`verification.features`).

@@ -468,3 +468,43 @@ def test_a_sentence_in_which_the_asked_actor_is_only_acted_on_does_not_answer():
                                   "give the Landlord 45 days' written notice before ending the lease.")
     text = _composed(question, [both])
     assert "45 days" in text and not text.startswith("Not answered"), text
+
+
+# -- a newer enactment of the same town leads (supersession, issue 13 item 4) ---------------------
+
+def _town_fee(chunk_id, title, text, heading=""):
+    return _chunk(chunk_id, jurisdiction="US-OR-Rivergrove", level="municipal", title=title, text=text,
+                  heading=heading)
+
+
+def _first_cited(text):
+    import re
+
+    return re.search(r"\[cite:(\w+)\]", text).group(1)
+
+
+def test_the_newer_fee_of_the_same_town_leads():
+    question = "How much is the fee for a fence permit?"
+    old = _town_fee("0ld0ld0ld0ld", "Rivergrove Ord. No. 41-1996",
+                    "The fee for a fence permit shall be $15.")
+    new = _town_fee("new1new1new1", "Rivergrove Res. No. 290-2021",
+                    "The fee for a fence permit is $60.")
+    for chunks in ([old, new], [new, old]):
+        assert _first_cited(_composed(question, chunks)) == "new1new1new1"
+
+
+def test_a_newer_document_of_another_place_does_not_take_the_lead():
+    question = "How much is the fee for a fence permit?"
+    town = _town_fee("t0wnt0wnt0wn", "Rivergrove Ord. No. 41-1996", "The fee for a fence permit shall be $15.")
+    county = _chunk("c0untyc0unty", jurisdiction="US-MO-Ray", level="county",
+                    title="Ray County Res. 2022-7", text="The fee for a fence permit is $40.")
+    assert _first_cited(_composed(question, [town, county])) == "t0wnt0wnt0wn"
+
+
+def test_other_rows_of_a_quoted_schedule_come_after_prose_beside_the_rule():
+    from sessions.writer import _chunk_sentences
+
+    chunk = _town_fee("sched1sched1", "Rivergrove Res. No. 290-2021",
+                      "Fees are due when the application is filed.\n| Fence permit | $60 |\n| Sign permit | $25 |")
+    sentences, prose = _chunk_sentences(chunk)
+    assert prose == 1 and len(sentences) > prose

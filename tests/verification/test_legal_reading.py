@@ -168,6 +168,30 @@ def test_plain_words_count_as_support_without_minilm(settings, monkeypatch):
     assert judgement.verdict == Verdict.SUPPORTED
 
 
+TERMINATION = ("Either party may terminate this Agreement upon thirty (30) days prior written "
+               "notice to the other party if the other party fails to cure a material breach.")
+
+
+@pytest.mark.parametrize("claim", [
+    # Light verbs a rewording adds ("gets", "giving") carry little; a side is a party.
+    "Either side can end the Agreement by giving the other side 30 days' written "
+    "notice if that side fails to cure a material breach.",
+    "Anyone who is a party gets to end the Agreement on 30 days' prior written notice when "
+    "the other party fails to cure a material breach.",
+])
+def test_light_verbs_and_sides_count_as_support_without_minilm(monkeypatch, claim):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert _verify(claim, TERMINATION).verdict == Verdict.SUPPORTED
+
+
+def test_a_light_verb_does_not_hide_an_added_detail(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = ("Either side can end the Agreement by giving the other side 30 days' written notice "
+             "by certified mail and paying a termination fee if that side fails to cure a "
+             "material breach.")
+    assert _verify(claim, TERMINATION).verdict != Verdict.SUPPORTED
+
+
 @minilm
 def test_words_said_in_other_words_support_a_paraphrase(monkeypatch):
     from verification.alignment import SOFT_MATCH, similarities
