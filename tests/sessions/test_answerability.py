@@ -495,7 +495,8 @@ def test_the_newer_fee_of_the_same_town_leads():
 
 def test_a_newer_document_of_another_place_does_not_take_the_lead():
     question = "How much is the fee for a fence permit?"
-    town = _town_fee("t0wnt0wnt0wn", "Rivergrove Ord. No. 41-1996", "The fee for a fence permit shall be $15.")
+    town = _town_fee("t0wnt0wnt0wn", "Rivergrove Ord. No. 41-1996",
+                     "The fee for a fence permit shall be $15.")
     county = _chunk("c0untyc0unty", jurisdiction="US-MO-Ray", level="county",
                     title="Ray County Res. 2022-7", text="The fee for a fence permit is $40.")
     assert _first_cited(_composed(question, [town, county])) == "t0wnt0wnt0wn"
@@ -505,6 +506,7 @@ def test_other_rows_of_a_quoted_schedule_come_after_prose_beside_the_rule():
     from sessions.writer import _chunk_sentences
 
     chunk = _town_fee("sched1sched1", "Rivergrove Res. No. 290-2021",
-                      "Fees are due when the application is filed.\n| Fence permit | $60 |\n| Sign permit | $25 |")
+                      "Fees are due when the application is filed.\n"
+                      "| Fence permit | $60 |\n| Sign permit | $25 |")
     sentences, prose = _chunk_sentences(chunk)
     assert prose == 1 and len(sentences) > prose

@@ -41,8 +41,9 @@ def test_a_list_ends_where_its_labels_change_style():
             "department that:\n(A) Summarizes the frequency of use of the drones during the year;\n"
             "(B) Indicates how the public can access the policies of the public body;\n"
             "(3) The State Aviation Board may adopt all rules necessary for the registration of drones.")
-    joined = [s for s in _chunk_sentences(_chunk(text))[0] if s.count("annual report") and "Board" in s]
-    items = [s for s in _chunk_sentences(_chunk(text))[0] if s.startswith("(2) A public body") and len(s) > 120]
+    sentences, _ = _chunk_sentences(_chunk(text))
+    joined = [s for s in sentences if s.count("annual report") and "Board" in s]
+    items = [s for s in sentences if s.startswith("(2) A public body") and len(s) > 120]
     assert not joined  # "(3)" is the next subsection, not an item of the (A), (B) list
     assert len(items) == 2 and items[1].endswith("policies of the public body;")
 
