@@ -157,14 +157,14 @@ demolish|demolition|tear down|raze
 flood|floodplain|flood plain|flood hazard
 wetland|wetlands|riparian|water quality|stream
 rescind|rescission|cancel the contract|back out|undo|unwind|right to cancel
-terminate the agreement|end the contract|get out of the contract|walk away
+terminate the agreement|end the contract|get out of the contract|get out of|back out of|pull out of|walk away
 assign|assignment|transfer|hand over|pass on
 indemnify|indemnification|hold harmless|cover the losses|reimburse the losses
 warranty|warrant|guarantee|guaranty
 liability|liable|responsible|on the hook|pay for
 negligence|negligent|careless|carelessness
 damages|compensation|money back|recover|recovery
-attorney fees|legal fees|lawyer fees|costs of suit|prevailing party
+attorney fees|legal fees|lawyer fees|legal bills|lawyer bills|legal costs|costs of suit|prevailing party
 jurisdiction|venue|which court|forum|governing law|choice of law
 subcontract|subcontractor|outsource|third party vendor
 audit|inspect|inspection|examine|look at the books|records review
@@ -233,6 +233,7 @@ lower|reduce|decrease|cut
 brand|trademark|trade name|logo|mark|label|labeling
 sell|sale|sell off|sell-off|inventory|remaining inventory
 expire|expires|expired|dies|die|run out|runs out|become void|void|null and void|no longer valid|lapse
+run out|expire|expires|remain in effect|remain in force|continue in effect|continue in force
 obtain|pull|secure|be issued|issued|issuance|acquire
 afterward|afterwards|after the fact|thereafter|following|subsequently
 paperwork|form|forms|application|filing|documentation|report
@@ -266,12 +267,14 @@ annual|annually|yearly|each year|every year|once a year
 mail|send|deliver|provide|furnish
 busted|broken|defective|defect|damaged|dangerous condition|disrepair
 keep|retain|retention|preserve|hang on to|hold on to|hold onto|keep on file
-fix|correct|remedy|cure|repair|abate|bring into compliance
+fix|correct|remedy|cure|repair|abate|bring into compliance|uncured|not cured
 treat as|considered|deemed|regarded as|classified as
 withdraw|revoke|revocation|rescind|take back|retract
 fema map|flood insurance rate map|flood map|firm panel|flood insurance study
 worth|value|market value|real market value|valued at
 sold|sell|sale
+bring|brought|bringing
+cutoff|cut-off|time limit|limitation period|limitations period|statute of limitations|time bar|time-barred
 """.strip()
 
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from django.db.models import Count, Max
+from lemminflect import getAllLemmas
 
 from ciq.models import Workspace
 from retrieval.fts import fts_documents_with_phrases
@@ -83,6 +84,7 @@ _NOT_NAMES = frozenset("""
     inc llc ltd corp corporation company co agreement nda ceo cfo llp plc sa ag
     """.split())
 PARTY_MAX_DOCUMENTS = 3  # a name in more documents than this is a common word, not a party
+MENTION_MAX_DOCUMENTS = 10  # a proper name in more documents than this is what they are about
 MAX_NAMES = 8  # names looked up per question (one phrase query each)
 MAX_NAME_WORDS = 6  # a longer capitalised run is a title or a shouted sentence, not a name
 
@@ -119,6 +121,11 @@ class Routing:
     # state itself when it asks what that state's law says ("under Oregon law", no federal
     # authority named): ("US-OR", "Oregon").
     local: list[tuple[str, str]] = field(default_factory=list)
+    # One-word names that a few public documents mention in passing but that route nothing
+    # ("Tualatin", a town whose code is not loaded but which a Rivergrove interpretation
+    # cites): what the question asks is theirs, so an answer must name them
+    # (``QuestionAnalysis.keyed``).
+    mentioned: list[str] = field(default_factory=list)
 
     @property
     def missing(self) -> list[PlaceMention]:
@@ -196,17 +203,17 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
     return gaz
 
 
-def _documents_naming(workspace: Workspace, name: str) -> list[tuple[int, str]]:
+def _documents_naming(workspace: Workspace, name: str,
+                      limit: int = PARTY_MAX_DOCUMENTS + 1) -> list[tuple[int, str]]:
     """(document pk, jurisdiction) of the workspace's documents whose text, heading or
     title holds ``name`` as a phrase, also with a possessive "'s" after any of its words
     ("Logan Roadhouse" finds "Logan's Roadhouse"); a phrase query of the lexical index
-    (``retrieval.fts``), the words quoted, never query syntax. At most
-    :data:`PARTY_MAX_DOCUMENTS` + 1 rows."""
+    (``retrieval.fts``), the words quoted, never query syntax. At most ``limit`` rows."""
     tokens = re.findall(r"\w+", name)
     if not tokens:
         return []
     variants = [tokens] + [tokens[:i + 1] + ["s"] + tokens[i + 1:] for i in range(len(tokens) - 1)]
-    return fts_documents_with_phrases(workspace.pk, variants, PARTY_MAX_DOCUMENTS + 1)
+    return fts_documents_with_phrases(workspace.pk, variants, limit)
 
 
 def _names(question: str) -> list[str]:
@@ -307,7 +314,7 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     if documents:  # a named act ("Regulation E", an acronym) is state or federal law
         routing.local = []
     if not documents:
-        routing.documents, routing.parties, routing.unknown, located = _party_focus(
+        routing.documents, routing.parties, routing.unknown, located, routing.mentioned = _party_focus(
             question, workspace, places)
         routing.names += routing.parties
         if not routing.targets and not routing.documents and len(located) == 1:  # one town's park
@@ -327,14 +334,16 @@ def _local_name(code: str, level: str) -> str:
 
 
 def _party_focus(question: str, workspace: Workspace,
-                 places) -> tuple[list[int], list[str], list[str], list[str]]:
+                 places) -> tuple[list[int], list[str], list[str], list[str], list[str]]:
     """(firm documents that every found party name points to, or any when the names
     point to different documents; the names found in a few documents: parties, and
     named things of public documents such as a park; the multi-word names no document
-    mentions; the jurisdictions of the public documents naming a named thing). Names of
+    mentions; the jurisdictions of the public documents naming a named thing; the
+    one-word names a few public documents mention, ``Routing.mentioned``). Names of
     places are not parties."""
     unknown: list[str] = []
     named: list[str] = []
+    mentioned: list[str] = []
     located: set[str] = set()
     place_words = {w.lower() for m in places for w in m.text.split()}
     found: list[set[int]] = []
@@ -346,6 +355,8 @@ def _party_focus(question: str, workspace: Workspace,
         hits = _documents_naming(workspace, name)
         if not hits and _is_term(name):
             unknown.append(name)
+        if _mentioned_in_passing(workspace, name, hits):
+            mentioned.append(name)
         if not hits or len(hits) > PARTY_MAX_DOCUMENTS:
             continue
         if any(j != PRIVATE for _, j in hits):
@@ -359,9 +370,20 @@ def _party_focus(question: str, workspace: Workspace,
         found.append({pk for pk, _ in hits})
         parties.append(name)
     if not found:
-        return [], named, unknown, sorted(located)
+        return [], named, unknown, sorted(located), mentioned
     common = set.intersection(*found)
-    return sorted(common or set.union(*found)), parties + named, unknown, sorted(located)
+    return sorted(common or set.union(*found)), parties + named, unknown, sorted(located), mentioned
+
+
+def _mentioned_in_passing(workspace: Workspace, name: str, hits: list[tuple[int, str]]) -> bool:
+    """Whether ``name`` is one word that is no English word (lemminflect knows no lemma
+    of it: "Tualatin", not "Board") and that public documents mention, in at most
+    :data:`MENTION_MAX_DOCUMENTS` documents (``hits``: the first :func:`_documents_naming`
+    rows)."""
+    if len(name.split()) != 1 or getAllLemmas(name.lower()) or not any(j != PRIVATE for _, j in hits):
+        return False
+    return len(hits) <= PARTY_MAX_DOCUMENTS or len(
+        _documents_naming(workspace, name, MENTION_MAX_DOCUMENTS + 1)) <= MENTION_MAX_DOCUMENTS
 
 
 def _is_term(name: str) -> bool:

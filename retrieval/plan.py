@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ciq.models import Workspace
+from ciq.text import content_terms
 from retrieval.places import Routing, question_route
 from retrieval.question import QuestionAnalysis, question_analyse
 from retrieval.specificity import analysis_specific, document_passages
@@ -40,9 +41,25 @@ def question_plan(
         route.targets = list(earlier_targets)  # a follow-up stays where the conversation was
     if not analysis:
         return None, route
-    read = question_analyse(question, earlier=earlier_question).scoped(route.names)
+    read = question_analyse(question, earlier=earlier_question)
     if route.documents:  # inside the named party's contract, its own topic words tell nothing apart
-        read = analysis_specific(read, document_passages(route.documents))
+        passages = document_passages(route.documents)
+        known = named_otherwise(route.unknown, passages)
+        route.unknown = [n for n in route.unknown if n not in known]
+        route.names += known
+        read = analysis_specific(read.scoped(route.names), passages)
+    else:
+        read = read.scoped(route.names)
+    read = read.keyed(route.mentioned)
     if not jurisdictions:  # a user's pick of jurisdictions says where answers may come from
         read = read.placed(route.local)
     return (read.as_topic() if draft else read), route
+
+
+def named_otherwise(names: Sequence[str], passages: Sequence[frozenset[str]]) -> list[str]:
+    """The ``names`` (capitalised names of the question that no document holds as written,
+    ``Routing.unknown``) whose last word the targeted documents' ``passages`` hold: a
+    party written another way ("Roland Samples" where the agreement says "Roland W.
+    Samples" and then "Samples"). Like the parties, they name the scope, not the topic."""
+    held = frozenset().union(*passages) if passages else frozenset()
+    return [n for n in names if (last := content_terms(n.split()[-1])) and set(last) <= held]

@@ -50,7 +50,7 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"\bhow (?:long|soon|quickly|fast|often|frequently|many (?:days|weeks|months|years|hours"
         r"|business days|calendar days|school days|times))\b|\bhow much (?:time|notice|heads[- ]up"
         r"|advance notice|warning|lead time)\b|\bby when\b|\bwhen (?:must|do|does|should|is|are|will"
-        r"|can|did)\b|\bwhat (?:time|day|night|date|hours?)\b|\bdeadline\b|\btime limit\b"
+        r"|can|did)\b|\bwhat (?:time|day|night|date|hours?)\b|\bdeadline\b|\btime limit\b|\bcut-?off\b"
         r"|\bhow far (?:behind|in advance|ahead)\b|\buntil when\b|\bhow late\b|\bhow early\b"
         r"|\bwhat (?:\w+ ){0,3}(?:hours|times|dates|days)\b",
         re.I)),
@@ -68,12 +68,16 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         # may name what the amount is of.
         r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,2}?(?:fee|fine|penalty|cost|price"
         r"|charge|rate|interest|amount|maximum|minimum|cap|limit|threshold|size|percentage|sum|salary|compensation)\b"
+        # A setback, a height or a width is a distance ("What front yard setback does … require").
+        r"|\bwhat(?:'s| is| are| was)? (?:the )?(?:[a-z-]+ ){0,3}?(?:setbacks?|height|width|depth|distance"
+        r"|frontage|lot size)\b"
         r"|\bat what (?:size|amount|point|level)\b|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
         r"|ceiling)\b|\bwhat (?:does|did|do|will|would|can|could) .{1,60} (?:charge|cost|pay|owe|bill)\b"
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
+        r"|\bwhat makes (?:\w+ ){1,4}(?:count|qualify) as\b"
         r"|\bdefin(?:e|ed|ition)\b|\bwhat is (?:a|an) [\w -]{1,40}\?|\bwhat kinds? of\b"
         r"|\bwhat exactly\b|\bwhich .{1,40} (?:count|qualify)\b", re.I)),
     (FactKind.OBLIGATION, re.compile(
@@ -94,6 +98,7 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
 
 # Words that frame a question rather than name its topic (after the kind cues are read).
 SCAFFOLD = frozenset(stem(w) for w in """
+    though although neither nor
     how long soon quickly fast often frequently much many big large small tall high wide deep far
     old what when where which who whom whose why whether can could would should will
     does do did need needs needed have has had get gets got go goes going make makes made let lets
@@ -116,7 +121,7 @@ SCAFFOLD = frozenset(stem(w) for w in """
 # Nouns that name the asked value itself ("the threshold", "the deadline"): the slot of
 # the facet's kind stands for them, so a sentence need not repeat the word.
 SLOT_NOUNS = frozenset(stem(w) for w in """
-    amount threshold size limit cap maximum minimum number figure level time period deadline
+    amount threshold size limit cap maximum minimum number figure level time period deadline hour hours
     date day days process procedure steps step rule rules requirement requirements way
     """.split())
 # Times of day a deadline question may ask in ("close at night", "open in the
@@ -154,16 +159,21 @@ class Term:
     # paying"): how the asker puts the act, which the law may word otherwise
     # (:func:`retrieval.relevance.term_weights` caps its weight).
     verbal: bool = False
+    # Taken from the question's first clause into a later one ("what's that meeting for"
+    # after "how soon must they meet …"): context for the clause, not its own topic.
+    shared: bool = False
 
     @property
     def key(self) -> str:
         """The term's stems joined with spaces ("garag sale"): its identity in a facet."""
         return " ".join(self.stems)
 
-    def weighted(self, weight: float, *, told: bool = False) -> Term:
+    def weighted(self, weight: float, *, told: bool = False, shared: bool | None = None) -> Term:
         """The same term with another weight in [0, 1] (``told``: it comes from the
-        situation told before the question)."""
-        return Term(self.stems, self.alternatives, weight, told, self.verbal)
+        situation told before the question; ``shared``: from another clause, unchanged
+        when None)."""
+        return Term(self.stems, self.alternatives, weight, told, self.verbal,
+                    self.shared if shared is None else shared)
 
 
 @dataclass(frozen=True)
@@ -252,6 +262,19 @@ class QuestionAnalysis:
                        for f in self.facets)
         return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation, self.places)
 
+    def keyed(self, names: Iterable[str]) -> QuestionAnalysis:
+        """A copy in which the topic terms that are one of ``names`` (the names a few
+        documents mention in passing, ``retrieval.places.Routing.mentioned``) are key
+        terms of their facets: "What front yard setback does Tualatin require?" is not
+        answered by another town's setback."""
+        stems = {tuple(content_terms(_POSSESSIVE_RE.sub("", n))) for n in names}
+        if not stems:
+            return self
+        facets = tuple(replace(f, keys=f.keys + tuple(t for t in f.terms if t.stems in stems
+                                                      and not t.told and t not in f.keys))
+                       for f in self.facets)
+        return replace(self, facets=facets)
+
     def placed(self, places: Iterable[tuple[str, str]]) -> QuestionAnalysis:
         """A copy confined to ``places`` ((code, name) pairs of the local places the
         question names, ``retrieval.places.Routing.local``)."""
@@ -285,10 +308,13 @@ _UNIT_CUES: list[tuple[str, re.Pattern]] = [
     ("percent", re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
     ("size", re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
                         r"|\bhow far\b(?! (?:behind|in advance|ahead|back))"
-                        r"|\b(?:square feet|acres?|feet|inches)\b", re.I)),
+                        r"|\b(?:square feet|acres?|feet|inches|setbacks?|height|width|depth|distance"
+                        r"|frontage)\b", re.I)),
     *[(unit, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
       for unit in ("day", "week", "month", "year", "hour")],
-    ("clock", re.compile(rf"\b(?:{'|'.join(_TIME_OF_DAY_WORDS)})\b", re.I)),
+    # "What boat ramp hours …", "what time does it close": hours of the clock, not a period.
+    ("clock", re.compile(rf"\b(?:{'|'.join(_TIME_OF_DAY_WORDS)})\b"
+                         r"|\bwhat (?:[a-z-]+ ){0,3}hours\b|\bwhat time\b(?! (?:limit|frame|period))", re.I)),
 ]
 
 
@@ -333,6 +359,13 @@ _NUMBER_RE = re.compile(r"^\d[\d,.]*$")
 _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"\bbrand[- ]new\b", re.I), "new"),
     (re.compile(r"\b(?:fall|falls|fell|falling)\s+(?:(?:with)?in(?:to)?|under)\b", re.I), "in"),
+    # Phrasal verbs that only say something happens ("what late charge *kicks in*", "if they
+    # *end up* in court", "where would an arbitration *take place*"): the law names the
+    # thing that happens, never the happening.
+    (re.compile(r"\b(?:kick|kicks|kicked|kicking)\s+in\b|\b(?:end|ends|ended|ending)\s+up\b"
+                r"|\b(?:take|takes|took|taken|taking)\s+place\b|\ba while (?:back|ago)\b", re.I), ""),
+    # "Where is the city supposed to publicize it?" asks what the city must do.
+    (re.compile(r"\b(?:is|are|am|was|were)?\s*supposed to\b", re.I), " required to"),
 )
 
 
@@ -347,18 +380,29 @@ _VERB_BEFORE = frozenset("""can could will would may might must should shall to 
     getting i we you they he she it""".split())
 
 
+# Adverb particles of phrasal verbs ("kicks *in*", "runs *out*", "ends *up*"): a word
+# that can be a verb, followed by one and not preceded by a determiner ("a dock in
+# Rivergrove" is a noun), is used as one.
+_VERB_PARTICLES = frozenset("in out up off down back over away".split())
+_DETERMINERS = frozenset("""a an the this that these those my our your his her its their any each every
+    no some another""".split())
+
+
 def _verbal_stems(text: str) -> set[str]:
     """Porter stems of the words ``text`` uses as verbs: forms lemminflect knows only as a
     verb ("sit", "shredded", "hovering"), or as a verb among other parts of speech when a
     modal, "to", "be", "get" or a subject pronoun comes right before ("can *tack* on",
-    "gets *stuck* paying", "can we *clear*")."""
+    "gets *stuck* paying", "can we *clear*") or an adverb particle right after ("what
+    late charge *kicks* in")."""
     tokens = tokenize(text)
     found = set()
     for i, token in enumerate(tokens):
         lemmas = getAllLemmas(token)
         if "VERB" not in lemmas:
             continue
-        if not ({"NOUN", "ADJ"} & lemmas.keys()) or (i and tokens[i - 1] in _VERB_BEFORE):
+        if (not ({"NOUN", "ADJ"} & lemmas.keys()) or (i and tokens[i - 1] in _VERB_BEFORE)
+                or (tokens[i + 1:i + 2] and tokens[i + 1] in _VERB_PARTICLES
+                    and not (i and tokens[i - 1] in _DETERMINERS))):
             found.add(stem(token))
     return found
 
@@ -380,7 +424,10 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
         if i in phrases:
             end, phrase = phrases[i]
             if len(phrase) > 1 or phrase[0] not in dropped:
-                terms.setdefault(phrase, Term(phrase, alternatives(phrase)))
+                # A lexicon word used as a verb ("have to *give*", "who has to *pay*") is
+                # the asker's wording of the act as much as any other verb.
+                terms.setdefault(phrase, Term(phrase, alternatives(phrase),
+                                              verbal=len(phrase) == 1 and phrase[0] in verbal))
             i = end
             continue
         s = stems[i]
@@ -730,7 +777,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         own = {t.key for t in facet.terms}
         for term in facets[0].terms if i else ():
             if term.key not in own:
-                shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT))
+                shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, shared=True))
         for term in situation_terms:
             if term.key not in own:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))

@@ -50,6 +50,7 @@ how they do on questions they were not tuned on.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,12 +63,23 @@ CONTEXT_CREDIT = 0.5
 # A term the index has never seen (an everyday word no document uses) weighs no more
 # than the facet's best-known term: it cannot make every passage look off-topic.
 UNSEEN_WEIGHT_CAP = 1.0
+# Light verbs (Jespersen's term): "give notice", "bring a claim", "put up a sign", "set a
+# hearing" say little beyond their noun, which carries the meaning. Used as verbs they
+# weigh at most LIGHT_VERB_SHARE of the question's weightiest noun (half, by the same
+# reasoning as ADDRESS_MIN; not fitted to a question set). ("get", "take", "make", "have"
+# and "do" are question scaffolding already.)
+LIGHT_VERBS = frozenset({"give", "bring", "put", "set"})
+LIGHT_VERB_SHARE = 0.5
 
 _NUM = (r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
         r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
         r"|forty-five|fifty|sixty|seventy|eighty|ninety|hundred|a|an)")
 _UNIT_TIME = (r"(?:business |calendar |school |working |consecutive )?"
               r"(?:days?|weeks?|months?|years?|hours?|minutes?)")
+# An amount written with a currency code or sign other than the dollar's ("7,000,000 USD",
+# "EUR 50,000", "£500").
+_CURRENCY = (r"\b\d[\d,.]*\s*(?:USD|EUR|GBP|CAD|US\$)(?![a-z])|\b(?:USD|EUR|GBP|CAD|US\$)\s?\d"
+             r"|[€£]\s?\d")
 SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.DEADLINE: re.compile(
         rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
@@ -84,6 +96,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|horses|dwellings)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)-(?:half|third"
         r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\b(?:treble|triple|double)\b"
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
+        rf"|\b{_NUM}[\s-]+(?:million|billion|thousand)\b|{_CURRENCY}"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
         rf"|\b(?!an?\b){_NUM}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
         r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?)\b", re.I),
@@ -99,8 +112,9 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:means|mean|shall mean|is defined|defined as|refers? to|includes?|including|consists? of"
         r"|is an?|are|as used in|for purposes of|shall be)\b", re.I),
     FactKind.PROCEDURE: re.compile(
-        r"\b(?:shall|must|may) (?:\w+ ){0,3}(?:file|submit|apply|petition|request|notify|send|deliver"
-        r"|serve|present|obtain|give|provide|mail|appeal|record|post)\b|\b(?:an application|a petition"
+        r"\b(?:shall|must|may) (?:have the right to |be entitled to )?(?:\w+ ){0,3}(?:file|submit|apply"
+        r"|petition|request|notify|send|deliver|serve|present|obtain|give|provide|mail|appeal|record|post"
+        r"|issue|refer)\b|\b(?:an application|a petition"
         r"|written notice|by arbitration|a hearing) (?:\w+ ){0,3}(?:shall|must|may|is|to)\b"
         r"|\b(?:provided that|only if|on condition that|so long as|as long as)\b"
         # "Information disclosed orally shall be considered Confidential Information if it is
@@ -112,7 +126,8 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
     # A cost may be stated as a rate ("a late charge equal to 1.5% per month").
-    "money": re.compile(r"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|\b(?:no|without) (?:fee|charge|cost)\b"
+    "money": re.compile(rf"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|{_CURRENCY}"
+                        r"|\b(?:no|without) (?:fee|charge|cost)\b"
                         r"|\bfree of charge\b|\bat no (?:cost|charge)\b"
                         r"|\b(?:charge|fee|interest|rate|penalty)\b[^.;]{0,60}?\d[\d.]*\s*"
                         r"(?:%|percent|per cent)",
@@ -161,10 +176,13 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
     # A word the question uses as a verb is the asker's wording of the act ("how much can
     # the court tack on", "who gets stuck paying"); the law words it otherwise, and a
     # colloquial verb is rare in legal text, so its idf would outweigh every noun of the
-    # question. It weighs at most as much as the question's weightiest other term.
+    # question. It weighs at most as much as the question's weightiest other term, unless
+    # the lexicon knows how the law words it ("poach" ↔ solicit); a light verb
+    # (:data:`LIGHT_VERBS`) weighs at most half as much: "how much advance notice does it
+    # have to give" is asked about the notice.
     nouns = [w for w, t in zip(weights, terms, strict=True) if not t.verbal and not t.told]
     if nouns:
-        weights = [min(w, max(nouns)) if t.verbal and not t.told else w
+        weights = [min(w, _verb_cap(t, max(nouns))) if t.verbal and not t.told else w
                    for w, t in zip(weights, terms, strict=True)]
     asked = sum(w for w, t in zip(weights, terms, strict=True) if not t.told)
     told = sum(w for w, t in zip(weights, terms, strict=True) if t.told)
@@ -172,6 +190,15 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
         scale = SITUATION_WEIGHT * asked / told
         weights = [w * scale if t.told else w for w, t in zip(weights, terms, strict=True)]
     return weights
+
+
+def _verb_cap(term: Term, noun: float) -> float:
+    """The most a verb of the question weighs, given its weightiest noun's weight
+    ``noun``: a light verb :data:`LIGHT_VERB_SHARE` × ``noun``, a verb the lexicon knows
+    no cap (inf), any other ``noun``."""
+    if term.stems[0] in LIGHT_VERBS:
+        return LIGHT_VERB_SHARE * noun
+    return noun if term.alternatives == (term.stems,) else math.inf
 
 
 def _holds(term: Term, stems: set[str]) -> bool:
@@ -233,6 +260,14 @@ ASKS_ABOUT_MEETING_RE = re.compile(
     re.I)
 
 
+# What a record of deliberation says was decided: a motion and its fate, or a rule it
+# states. A question about what a council adopted is not answered by what someone told it
+# ("The Knights were driving by the boat ramp last night at 9 PM").
+DECISION_RE = re.compile(
+    r"\b(?:mov(?:ed|es)|seconded|motion|approv\w*|adopt\w*|pass(?:ed|es)|carried|vot(?:ed|es)|resolv\w*"
+    r"|enact\w*|shall|must|may)\b", re.I)
+
+
 # The enacting record of an ordinance or a resolution ("Passed unanimously on first
 # reading … at a meeting of the Rivergrove City Council on the 12th day of August, 1974",
 # "ADOPTED by the Rivergrove City Council this 12 day of June, 1978") says when the text
@@ -289,7 +324,8 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     every facet of ``analysis``. Years
     the question names must appear in the sentence or its context, and a sentence of a
     deliberative record (:data:`DELIBERATIVE_TITLE_RE`: minutes, agendas) addresses a
-    facet only when the question asks about a meeting, the enacting record of an
+    facet only when the question asks about a meeting (and, when it asks what was
+    adopted, only a sentence that records a decision, :data:`DECISION_RE`), the enacting record of an
     ordinance (:data:`ENACTMENT_RE`: "ADOPTED by the City Council this 12 day of June")
     only when it asks about an enactment, and a passage ``elsewhere`` (of
     another place than the question's, :func:`out_of_place`) addresses none: it is
@@ -300,7 +336,9 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     scope_stems = context_stems if scope is None else set(content_terms(scope))
     coverage, slots, addressed, scores = [], [], [], []
     years_ok = all(y in text or y in context for y in analysis.years)
-    if DELIBERATIVE_TITLE_RE.search(title) and not ASKS_ABOUT_MEETING_RE.search(analysis.question):
+    if DELIBERATIVE_TITLE_RE.search(title) and (
+            not ASKS_ABOUT_MEETING_RE.search(analysis.question)
+            or ASKS_ABOUT_ENACTMENT_RE.search(analysis.question) and not DECISION_RE.search(text)):
         years_ok = False  # the same effect as a missing year: related, never the answer
     if ENACTMENT_RE.search(text) and not ASKS_ABOUT_ENACTMENT_RE.search(analysis.question):
         years_ok = False
@@ -320,7 +358,10 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         # a minimum-wage chapter does not say what the minimum wage is).
         # A year is checked on its own (``years_ok``), so it is not a term that says what
         # the sentence is about.
-        topical = [t for t in facet.terms if t.weight == 1.0 and not all(s.isdigit() for s in t.stems)]
+        # (A term's weight may have fallen inside a named contract, retrieval.specificity:
+        # it is still the clause's own.)
+        topical = [t for t in facet.terms
+                   if not t.told and not t.shared and not all(s.isdigit() for s in t.stems)]
         own = not topical or any(_holds(t, stems) for t in topical)
         required = facet.keys + ((facet.action,) if facet.action else ())
         keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in required)

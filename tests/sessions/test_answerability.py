@@ -510,3 +510,14 @@ def test_other_rows_of_a_quoted_schedule_come_after_prose_beside_the_rule():
                       "| Fence permit | $60 |\n| Sign permit | $25 |")
     sentences, prose = _chunk_sentences(chunk)
     assert prose == 1 and len(sentences) > prose
+
+
+# -- a town the documents only mention in passing ------------------------------------------------
+
+def test_a_town_the_documents_only_mention_must_be_named_by_the_answer(demo_workspace):
+    question = "What front yard setback does Tualatin require for a new house?"
+    assert question_route(question, workspace=demo_workspace).mentioned == ["Tualatin"]
+    assert question_route("Can the Board deny a dock permit in Rivergrove?",
+                          workspace=demo_workspace).mentioned == []  # an English word
+    turn = ask(demo_workspace, question)
+    assert turn.outcome == Outcome.NOT_ANSWERED, turn.answer_markdown
