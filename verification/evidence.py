@@ -92,10 +92,14 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(found)
 
 
+_ZERO_CENTS_RE = re.compile(r"\.0+$")
+
+
 def token_term(token: str) -> str | None:
     """The comparison term of one lowercase token, or None for stopwords and noise."""
     if token[0].isdigit():
-        return token.replace(",", "")
+        # "$20.00" states the amount "$20" does; "1006.30" stays a section number.
+        return _ZERO_CENTS_RE.sub("", token.replace(",", ""))
     if token in NUMBER_WORDS:
         return str(NUMBER_WORDS[token])
     if token.endswith(("'s", "’s")):

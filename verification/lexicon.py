@@ -123,6 +123,21 @@ _SYNONYM_GROUPS = [
     "portion part",
     "party side",
     "return back",
+    # More of the same table (rev. 1, May 2011), as rewordings of contract clauses use them.
+    "additional extra added",
+    "remain stay",
+    "appoint name",
+    "furnish provide offer",
+    "deem consider regard count",
+    "defer deferral delay postpone",
+    "generally usually typically ordinarily normally",
+    "option chance opportunity",
+    "portion fraction",
+    "bankruptcy bankrupt insolvency insolvent",
+    "monthly month",
+    "weekly week",
+    "annual annually yearly",
+    "freight shipping",
 ]
 
 # Irregular verb forms Porter stemming leaves apart ("sold" vs "sell"): each maps onto the
@@ -143,7 +158,7 @@ IRREGULAR_FORMS: dict[str, str] = {
 # are not content words to match (the legal text says "shall", a rewording "is required").
 MODAL_PLAIN = frozenset(
     """required require requires obligated obliged allowed permitted entitled prohibited
-    forbidden able need needs needed can cannot could""".split()
+    forbidden barred able need needs needed can cannot could""".split()
 )
 # Determiners a rewording uses where legal text says "each", "any" or "all" (stopwords),
 # and contractions (their negation is read as such: :mod:`verification.reading`).

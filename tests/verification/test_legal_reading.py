@@ -197,9 +197,9 @@ def test_words_said_in_other_words_support_a_paraphrase(monkeypatch):
     from verification.alignment import SOFT_MATCH, similarities
 
     monkeypatch.setenv("CIQ_JUDGE_MINILM", "on")
-    claim = ("MORPHO must pay every charge under this Agreement, the yearly maintenance charge "
+    claim = ("MORPHO must pay every charge under this Agreement, the annual upkeep charge "
              "included, no later than 30 days after it gets a valid invoice from XIMAGE.")
-    sims = similarities(claim, ["yearly", "gets"], CHARGES)
+    sims = similarities(claim, ["upkeep"], CHARGES)
     assert min(sims) >= SOFT_MATCH
     judgement = _verify(claim, CHARGES)
     assert judgement.verdict == Verdict.SUPPORTED
@@ -229,3 +229,37 @@ def test_a_possessive_before_a_full_stop_ends_the_sentence():
              "logos or trademarks on the Race Car.")
     assert party_clash(claim, evidence) != ""  # read as one unit, SRP would be its actor
     assert _verify(claim, evidence).verdict == Verdict.SUPPORTED
+
+
+def test_cents_of_zero_state_the_same_amount_but_a_section_number_stays_itself():
+    assert token_term("20.00") == token_term("20") == "20"
+    assert token_term("1,000.00") == "1000"
+    assert token_term("1006.30") != token_term("1006.3")
+
+
+COD = ("The charges to Shipper for collection and forwarding of Consignee's payment for a C.O.D. "
+       "shipment shall be $20.00 per shipment for C.O.D. amounts of $1,000.00 or less.")
+
+
+def test_an_amount_written_without_its_cents_supports(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = "The Shipper is charged $20 per shipment for collecting a C.O.D. payment of $1,000 or less."
+    assert _verify(claim, COD).verdict == Verdict.SUPPORTED
+    changed = "The Shipper is charged $25 per shipment for collecting a C.O.D. payment of $1,000 or less."
+    assert _verify(changed, COD).verdict != Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize("plain, legal", [
+    ("extra", "additional"), ("delay", "deferral"), ("usually", "generally"),
+    ("chance", "opportunity"), ("bankrupt", "insolvency"), ("monthly", "month"), ("name", "appoint"),
+])
+def test_more_plain_words_compare_equal_to_the_legal_ones(plain, legal):
+    assert token_term(plain) == token_term(legal)
+
+
+def test_barred_is_read_as_a_modal_not_as_a_topic_word(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    evidence = "Distributor shall not export any Products or related information outside of Taiwan."
+    assert token_term("barred") is None
+    assert _verify("The Distributor is barred from exporting any Products or related information outside "
+                   "of Taiwan.", evidence).verdict == Verdict.SUPPORTED
