@@ -102,7 +102,7 @@ subpoena|legal process|court order|compelled|required by law|legal proceeding
 tell|notify|inform|notice|advise|disclose
 confidential|sensitive|proprietary|secret|trade secret|confidential information
 phone|phone call|telephone|orally|oral|verbal|verbally
-send back|return|give back|hand back|destroy
+send back|return|give back|hand back|destroy|get rid of|throw away|discard
 document|documents|materials|information|records|papers|copies
 tender offer|acquire|acquisition|buy shares|standstill|purchase securities
 competitor|rival|rival bidder|competing|third party|other bidder
@@ -274,7 +274,10 @@ fema map|flood insurance rate map|flood map|firm panel|flood insurance study
 worth|value|market value|real market value|valued at
 sold|sell|sale
 bring|brought|bringing
-cutoff|cut-off|time limit|limitation period|limitations period|statute of limitations|time bar|time-barred
+cutoff|time limit|limitation period|limitations period|statute of limitations|time bar|time-barred
+hold off|put on hold|suspend|suspension|defer|postpone
+end|ends|ended|terminate|terminates|terminated|termination
+revert|reverts|reversion|go back|goes back|revert back
 """.strip()
 
 

@@ -10,6 +10,7 @@ much they tell those documents' passages apart (:mod:`retrieval.specificity`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ciq.models import Workspace
@@ -46,7 +47,7 @@ def question_plan(
         passages = document_passages(route.documents)
         known = named_otherwise(route.unknown, passages)
         route.unknown = [n for n in route.unknown if n not in known]
-        route.names += known
+        route.names += known + party_initials(question, route.parties) + list(DOCUMENT_KINDS)
         read = analysis_specific(read.scoped(route.names), passages)
     else:
         read = read.scoped(route.names)
@@ -54,6 +55,21 @@ def question_plan(
     if not jurisdictions:  # a user's pick of jurisdictions says where answers may come from
         read = read.placed(route.local)
     return (read.as_topic() if draft else read), route
+
+
+# Inside the contract a question names by its parties, the words for a contract say which
+# document, not what is asked ("Once the NDA ends …", "under their co-branding deal").
+DOCUMENT_KINDS = ("NDA", "agreement", "contract", "deal", "pact", "arrangement")
+
+
+def party_initials(question: str, parties: Sequence[str]) -> list[str]:
+    """The capitalised tokens of ``question`` that are the initials of one of the routed
+    ``parties`` ("IDR" after "International Direct Response", "ABP" for "Advanced
+    BioPhotonics"): the party again, so scope, not topic."""
+    initials = {"".join(w[0] for w in re.findall(r"[A-Za-z][\w&-]*", p) if w[0].isupper()).upper()
+                for p in parties}
+    found = re.findall(r"\b[A-Z][A-Z0-9]{1,5}\b", question)
+    return [t for t in dict.fromkeys(found) if t in initials and len(t) >= 2]
 
 
 def named_otherwise(names: Sequence[str], passages: Sequence[frozenset[str]]) -> list[str]:

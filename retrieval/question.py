@@ -364,6 +364,8 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     # thing that happens, never the happening.
     (re.compile(r"\b(?:kick|kicks|kicked|kicking)\s+in\b|\b(?:end|ends|ended|ending)\s+up\b"
                 r"|\b(?:take|takes|took|taken|taking)\s+place\b|\ba while (?:back|ago)\b", re.I), ""),
+    # "Either side", "the other side": a party to the contract.
+    (re.compile(r"\b(?:either|each|both|neither|the other|one) sides?\b", re.I), " party"),
     # "Where is the city supposed to publicize it?" asks what the city must do.
     (re.compile(r"\b(?:is|are|am|was|were)?\s*supposed to\b", re.I), " required to"),
 )

@@ -55,7 +55,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ciq.text import content_terms
+from ciq.text import content_terms, stem
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 
 ADDRESS_MIN = 0.5
@@ -63,13 +63,14 @@ CONTEXT_CREDIT = 0.5
 # A term the index has never seen (an everyday word no document uses) weighs no more
 # than the facet's best-known term: it cannot make every passage look off-topic.
 UNSEEN_WEIGHT_CAP = 1.0
-# Light verbs (Jespersen's term): "give notice", "bring a claim", "put up a sign", "set a
-# hearing" say little beyond their noun, which carries the meaning. Used as verbs they
-# weigh at most LIGHT_VERB_SHARE of the question's weightiest noun (half, by the same
-# reasoning as ADDRESS_MIN; not fitted to a question set). ("get", "take", "make", "have"
-# and "do" are question scaffolding already.)
-LIGHT_VERBS = frozenset({"give", "bring", "put", "set"})
-LIGHT_VERB_SHARE = 0.5
+# Support verbs, the verbs of light-verb constructions: "give notice", "bring a claim",
+# "put up a sign", "set a hearing" say little beyond their noun, which carries the
+# meaning. Used as verbs they weigh at most SUPPORT_VERB_SHARE of the question's
+# weightiest noun (half, by the same reasoning as ADDRESS_MIN; not fitted to a question
+# set). ("get", "take", "make", "have" and "do" are question scaffolding already.)
+SUPPORT_VERBS = frozenset(stem(w) for w in """give gives gave given giving bring brings brought bringing
+    put puts putting set sets setting""".split())
+SUPPORT_VERB_SHARE = 0.5
 
 _NUM = (r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
         r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
@@ -177,8 +178,8 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
     # the court tack on", "who gets stuck paying"); the law words it otherwise, and a
     # colloquial verb is rare in legal text, so its idf would outweigh every noun of the
     # question. It weighs at most as much as the question's weightiest other term, unless
-    # the lexicon knows how the law words it ("poach" ↔ solicit); a light verb
-    # (:data:`LIGHT_VERBS`) weighs at most half as much: "how much advance notice does it
+    # the lexicon knows how the law words it ("poach" ↔ solicit); a support verb
+    # (:data:`SUPPORT_VERBS`) weighs at most half as much: "how much advance notice does it
     # have to give" is asked about the notice.
     nouns = [w for w, t in zip(weights, terms, strict=True) if not t.verbal and not t.told]
     if nouns:
@@ -194,10 +195,10 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
 
 def _verb_cap(term: Term, noun: float) -> float:
     """The most a verb of the question weighs, given its weightiest noun's weight
-    ``noun``: a light verb :data:`LIGHT_VERB_SHARE` × ``noun``, a verb the lexicon knows
-    no cap (inf), any other ``noun``."""
-    if term.stems[0] in LIGHT_VERBS:
-        return LIGHT_VERB_SHARE * noun
+    ``noun``: a support verb :data:`SUPPORT_VERB_SHARE` × ``noun``, a verb the lexicon
+    knows no cap (inf), any other ``noun``."""
+    if term.stems[0] in SUPPORT_VERBS:
+        return SUPPORT_VERB_SHARE * noun
     return noun if term.alternatives == (term.stems,) else math.inf
 
 

@@ -441,3 +441,27 @@ def test_a_name_mentioned_in_passing_must_be_named_by_the_answer():
     assert sentence_relevance(analysis, theirs).addressed == (0,)
     # Named in the heading or the title of the passage is named (a schedule's scope).
     assert sentence_relevance(analysis, other, scope="Tualatin Development Code").addressed == (0,)
+
+
+def test_a_party_named_again_by_its_initials_is_scope():
+    from retrieval.plan import party_initials
+
+    question = "International Direct Response resells portals. How long does IDR have to close a sale?"
+    assert party_initials(question, ["International Direct Response"]) == ["IDR"]
+    assert party_initials("Can the FDA inspect it?", ["International Direct Response"]) == []
+
+
+def test_either_side_is_a_party():
+    analysis = question_analyse("Can either side end the NDA without a reason?")
+    assert "side" not in {s for t in analysis.topic for s in t.stems}
+    rule = "Either party may terminate this Agreement at any time without cause upon written notice."
+    assert sentence_relevance(analysis.scoped(["NDA"]), rule).addressed == (0,)
+
+
+def test_an_irregular_form_of_a_light_verb_is_light():
+    idf = {"draw": 4.4, "gave": 4.6, "design": 1.8, "return": 2.0}
+    analysis = question_analyse("How fast must we return the design drawings they gave us?")
+    weights = dict(zip((t.key for t in analysis.facets[0].terms),
+                       term_weights(analysis.facets[0].terms, idf), strict=True))
+    assert weights["gave"] <= 0.5 * weights["draw"]
+
