@@ -501,7 +501,19 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
             flush()
             continue
         run.append(stem(low))
+    # "a permit to tear down a house", "a licence to sell liquor": the act a permit is for
+    # says which permit, as a modifier before it does ("a demolition permit"); a light
+    # verb names nothing ("a permit to build a deck": the deck does).
+    for m in _PERMIT_FOR_ACT_RE.finditer(clause):
+        act = m.group("act").lower()
+        term = next((t for t in terms if stem(act) in t.stems), None)
+        if term is not None and act not in LIGHT_VERBS and not any(x in HEAD_NOUNS for x in term.stems):
+            keys.setdefault(term.key, term)
     return tuple(keys.values())
+
+
+_PERMIT_FOR_ACT_RE = re.compile(
+    r"\b(?:permit|license|licence|approval|variance|certificate)s?\s+to\s+(?P<act>[a-z]+)\b", re.I)
 
 
 # Verbs that carry little of what is asked ("Can I put my kayak in …", "Can my client run

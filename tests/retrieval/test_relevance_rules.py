@@ -122,7 +122,11 @@ def test_a_key_term_no_document_uses_still_makes_a_near_miss():
 
 def test_head_nouns_in_front_of_another_and_generic_words_are_not_keys():
     assert question_analyse("What is the county permit fee for a deck?").facets[0].keys == ()
-    assert question_analyse("How much does the city charge for a permit to cut a tree?").facets[0].keys == ()
+    # The act a permit is for is a key ("cut"; the tree ordinance's title holds it), a light
+    # verb is not ("build": the deck says which permit).
+    assert [k.key for k in question_analyse("How much does the city charge for a permit to cut a "
+                                            "tree?").facets[0].keys] == ["cut"]
+    assert question_analyse("What is the fee for a permit to build a deck?").facets[0].keys == ()
 
 
 def test_a_number_glued_to_the_word_before_it_is_still_a_period():
@@ -465,3 +469,11 @@ def test_an_irregular_form_of_a_light_verb_is_light():
                        term_weights(analysis.facets[0].terms, idf), strict=True))
     assert weights["gave"] <= 0.5 * weights["draw"]
 
+
+def test_the_act_a_permit_is_for_says_which_permit():
+    analysis = question_analyse("What's the city fee for a permit to tear down an old garage?")
+    assert [k.key for k in analysis.facets[0].keys] == ["tear"]
+    other = "Roadway system development charge: $500.00 per residential unit, city fee."
+    demolition = "Demolition permit (city fee): $150.00 per structure."
+    assert sentence_relevance(analysis, other).addressed == ()
+    assert sentence_relevance(analysis, demolition).addressed == (0,)
