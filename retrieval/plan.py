@@ -4,8 +4,11 @@ One function for the pipeline and ``evaluate retrieval``, so both read a questio
 same way: route it (:func:`retrieval.places.question_route`), let a user's pick of
 jurisdictions win, keep a follow-up that names no place where the conversation was,
 analyse it (:func:`retrieval.question.question_analyse`), drop the names the search is
-scoped to from its topic and, inside the documents it names, weigh its terms by how
-much they tell those documents' passages apart (:mod:`retrieval.specificity`).
+scoped to from its topic (inside a contract named by its parties also the party's
+initials, the party written another way and the words for a contract) and, inside the
+documents it names, weigh its terms by how much they tell those documents' passages
+apart (:mod:`retrieval.specificity`); a one-word name the documents only mention in
+passing becomes a key term (``Routing.mentioned``).
 """
 
 from __future__ import annotations
@@ -44,11 +47,12 @@ def question_plan(
         return None, route
     read = question_analyse(question, earlier=earlier_question)
     if route.documents:  # inside the named party's contract, its own topic words tell nothing apart
-        passages = document_passages(route.documents)
+        passages = document_passages(route.documents)  # the firm documents' only
         known = named_otherwise(route.unknown, passages)
         route.unknown = [n for n in route.unknown if n not in known]
-        route.names += known + party_initials(question, route.parties) + list(DOCUMENT_KINDS)
-        read = analysis_specific(read.scoped(route.names), passages)
+        route.names += known + party_initials(question, route.parties)
+        kinds = list(DOCUMENT_KINDS) if passages else []  # not for a named act ("Regulation E")
+        read = analysis_specific(read.scoped(route.names + kinds), passages)
     else:
         read = read.scoped(route.names)
     read = read.keyed(route.mentioned)

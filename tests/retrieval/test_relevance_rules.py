@@ -477,3 +477,13 @@ def test_the_act_a_permit_is_for_says_which_permit():
     demolition = "Demolition permit (city fee): $150.00 per structure."
     assert sentence_relevance(analysis, other).addressed == ()
     assert sentence_relevance(analysis, demolition).addressed == (0,)
+
+
+def test_the_words_for_a_contract_are_scope_only_inside_a_contract(demo_workspace):
+    from retrieval.plan import question_plan
+
+    # A named act routes to public documents: "agreement" stays what the question asks about.
+    analysis, route = question_plan("Under Regulation O, what must a relief services agreement disclose?",
+                                    workspace=demo_workspace)
+    assert route.documents and "agreement" in {t.key for t in analysis.topic}
+    assert "agreement" not in route.names
