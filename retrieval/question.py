@@ -382,12 +382,12 @@ _VERB_BEFORE = frozenset("""can could will would may might must should shall to 
     getting i we you they he she it""".split())
 
 
-# Adverb particles of phrasal verbs ("kicks *in*", "runs *out*", "ends *up*"): a word
-# that can be a verb, followed by one and not preceded by a determiner ("a dock in
-# Rivergrove" is a noun), is used as one.
-_VERB_PARTICLES = frozenset("in out up off down back over away".split())
-_DETERMINERS = frozenset("""a an the this that these those my our your his her its their any each every
-    no some another""".split())
+# Particles that make a phrasal verb whose meaning is not its verb's ("call off" = cancel).
+PHRASAL_PARTICLES = frozenset("off out up down over away back".split())
+# Adverb particles after a verb ("kicks *in*", "runs *out*", "ends *up*"): a word that can
+# be a verb, followed by one and not by a word no verb follows (:data:`_NOT_BEFORE_VERB`:
+# "a dock in Rivergrove" is a noun), is used as one.
+_VERB_PARTICLES = PHRASAL_PARTICLES | {"in"}
 
 
 def _verbal_stems(text: str) -> set[str]:
@@ -404,7 +404,7 @@ def _verbal_stems(text: str) -> set[str]:
             continue
         if (not ({"NOUN", "ADJ"} & lemmas.keys()) or (i and tokens[i - 1] in _VERB_BEFORE)
                 or (tokens[i + 1:i + 2] and tokens[i + 1] in _VERB_PARTICLES
-                    and not (i and tokens[i - 1] in _DETERMINERS))):
+                    and not (i and tokens[i - 1] in _NOT_BEFORE_VERB))):
             found.add(stem(token))
     return found
 
@@ -592,8 +592,6 @@ _GIVEN_TIME_RE = re.compile(
     r"|(?:must|should|shall)\s+(?P<rest>.+)$)", re.I)
 
 
-# Particles that make a phrasal verb whose meaning is not its verb's ("call off" = cancel).
-PHRASAL_PARTICLES = frozenset("off out up down over away back".split())
 
 
 def _act(clause: str, verb: str, written: str = "") -> str:

@@ -491,8 +491,9 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         if not options:
             missing.append(i)
             continue
-        best = max(options, key=lambda c: (not parties[i].reversed_in(c), _facet_key(c, i)))
-        picked.append(_newest_local(best, [c for c in options if not parties[i].reversed_in(c)], i))
+        direct = [c for c in options if not parties[i].reversed_in(c)]
+        best = max(direct or options, key=lambda c: _facet_key(c, i))
+        picked.append(_newest_local(best, direct, i))
     used = {c.chunk.chunk_id for c in picked}
     extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed),
                     key=lambda c: (c.row or c.chunk.chunk_id not in used, -_best_coverage(c)))
