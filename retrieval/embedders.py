@@ -168,15 +168,27 @@ class MiniLMEmbedder:
         """Contextual word-piece vectors of ``text``: the character span of each piece and
         a pieces × 384 matrix of unit vectors (special tokens left out; the text is cut at
         256 pieces as for :meth:`embed`)."""
+        return self.token_vectors_many([text])[0]
+
+    def token_vectors_many(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+        """:meth:`token_vectors` of each of ``texts``, computed in batches."""
+        if not texts:
+            return []
         encoded = self._model.tokenizer(
-            text, return_offsets_mapping=True, truncation=True,
+            list(texts), return_offsets_mapping=True, truncation=True,
             max_length=self._model.max_seq_length)
-        vectors = self._model.encode([text], output_value="token_embeddings",
-                                     convert_to_numpy=True, show_progress_bar=False)[0]
-        keep = [i for i, (a, b) in enumerate(encoded["offset_mapping"]) if b > a]
-        matrix = np.asarray(vectors, dtype=np.float32)[keep]
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
-        return [tuple(encoded["offset_mapping"][i]) for i in keep], matrix
+        batches = self._model.encode(
+            list(texts), output_value="token_embeddings", batch_size=max(1, settings.EMBED_BATCH_SIZE),
+            convert_to_numpy=True, show_progress_bar=False)
+        out = []
+        for offsets, vectors in zip(encoded["offset_mapping"], batches, strict=True):
+            # The model returns each text's vectors without its padding, so they line up
+            # with the text's own offsets.
+            keep = [i for i, (a, b) in enumerate(offsets) if b > a]
+            matrix = np.asarray(vectors, dtype=np.float32)[keep]
+            matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+            out.append(([tuple(offsets[i]) for i in keep], matrix))
+        return out
 
 
 @cache

@@ -36,6 +36,16 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    accounts than a CD that "automatically rolls over" (:func:`negated_only`; unless the
    question negates the same words).
 
+**By meaning** (with the ``minilm`` extra, :func:`retrieval.meaning.relevance_by_meaning`).
+Firm staff ask "can we get out of the NDA" where the contract says "either party may
+terminate"; the lexicon cannot list every such pair. A sentence that passes every test
+above but coverage, and whose own words reach :data:`MEANING_FLOOR`, is read again with
+the question's missing words matched by meaning (:func:`meaning_coverage`,
+:data:`MEANING_MATCH`); when that coverage reaches :data:`ADDRESS_MIN` it addresses the
+facet *by meaning* (``Relevance.by_meaning``) and scores :data:`MEANING_SCORE`, so its
+claim confidence stays below Medium: CIQ may answer with it, but does not vouch for it
+as it does for a sentence whose words show the answer.
+
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
 picks its sentences by it, and the verifier judges every claim by it
 (``verification.relevance``): one formula for all three.
@@ -55,11 +65,25 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ciq.text import content_terms, stem
+from ciq.text import TOKEN_RE, content_terms, stem
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 
 ADDRESS_MIN = 0.5
 CONTEXT_CREDIT = 0.5
+# A question word counts as said by a sentence in other words when its contextual vector
+# meets a word piece of the sentence at this cosine (retrieval.meaning). 0.5 lies just above
+# the 99th percentile (0.48) of a question word's best similarity to an unrelated corpus
+# sentence (8,793 word-sentence pairs: the questions of two of our own question sets
+# against 300 random sentences of ciq_legal_v1): fewer than one unrelated sentence in a
+# hundred lends a word. (The Judge's 0.4 weighs a claim against its own evidence.)
+MEANING_MATCH = 0.5
+# Meaning completes a sentence's words, never replaces them (as context does): its own
+# words must reach half of ADDRESS_MIN before it is read by meaning.
+MEANING_FLOOR = ADDRESS_MIN / 2
+# The relevance of a sentence that addresses facets by meaning only: below the Medium bar
+# of claim confidence (0.70, README "How the numbers are computed"), so such an answer is
+# at most Low; above Low's 0.50, so a supported one is not Very low.
+MEANING_SCORE = 0.65
 # A term the index has never seen (an everyday word no document uses) weighs no more
 # than the facet's best-known term: it cannot make every passage look off-topic.
 UNSEEN_WEIGHT_CAP = 1.0
@@ -234,13 +258,24 @@ def facet_coverage(facet: Facet, text: str, *, context: str = "",
 class Relevance:
     """How a sentence bears on the question: per facet its coverage in [0, 1] and
     whether the slot is present; ``addressed`` the indices of the facets it addresses;
-    ``score`` in [0, 1] (1.0 when it addresses a facet, else its best coverage relative to
-    :data:`ADDRESS_MIN`, halved when the asked kind of value is missing)."""
+    ``score`` in [0, 1] (1.0 when it addresses a facet by its words, :data:`MEANING_SCORE`
+    when by meaning only, else its best coverage relative to :data:`ADDRESS_MIN`, halved
+    when the asked kind of value is missing)."""
 
     coverage: tuple[float, ...]
     slots: tuple[bool, ...]
     addressed: tuple[int, ...]
     score: float
+    # Facets addressed only once words were matched by meaning (a subset of ``addressed``).
+    by_meaning: tuple[int, ...] = ()
+    # Facets whose every test passed but coverage, which stayed at or above MEANING_FLOOR:
+    # the ones a reading by meaning may turn (empty once read by meaning).
+    near: tuple[int, ...] = ()
+
+    @property
+    def by_words(self) -> bool:
+        """Whether the sentence addresses a facet by its words, not by meaning only."""
+        return any(i not in self.by_meaning for i in self.addressed)
 
     @property
     def relevant(self) -> bool:
@@ -250,7 +285,8 @@ class Relevance:
     def as_dict(self) -> dict:
         """JSON-ready copy, scores rounded to 4 decimals."""
         return {"coverage": [round(c, 4) for c in self.coverage], "slots": list(self.slots),
-                "addressed": list(self.addressed), "score": round(self.score, 4)}
+                "addressed": list(self.addressed), "by_meaning": list(self.by_meaning),
+                "score": round(self.score, 4)}
 
 
 # Records of deliberation state what was said, not what the law is: a sentence of the
@@ -318,7 +354,8 @@ def negated_only(text: str) -> set[str]:
 
 def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = "",
                        idf: Mapping[str, float] | None = None, title: str = "",
-                       scope: str | None = None, elsewhere: bool = False) -> Relevance:
+                       scope: str | None = None, elsewhere: bool = False,
+                       meaning: bool = False) -> Relevance:
     """The :class:`Relevance` of one sentence (``context``: its neighbours, heading and
     document title; ``title``: the document's title; ``scope``: the text that may hold a
     key term for the sentence, its heading and document title, ``context`` when None) to
@@ -330,12 +367,14 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     ordinance (:data:`ENACTMENT_RE`: "ADOPTED by the City Council this 12 day of June")
     only when it asks about an enactment, and a passage ``elsewhere`` (of
     another place than the question's, :func:`out_of_place`) addresses none: it is
-    related, never the answer."""
+    related, never the answer. With ``meaning`` a facet that only lacks coverage is read
+    by meaning (:func:`meaning_coverage`; needs the ``minilm`` extra, else raises
+    ``ImproperlyConfigured``)."""
     stems, context_stems = set(content_terms(text)), set(content_terms(context))
     contrary = negated_only(text) - {s for m in _NEGATION_RE.finditer(analysis.question)
                                      for s in content_terms(m.group(1))}
     scope_stems = context_stems if scope is None else set(content_terms(scope))
-    coverage, slots, addressed, scores = [], [], [], []
+    coverage, slots, addressed, scores, by_meaning, near = [], [], [], [], [], []
     years_ok = all(y in text or y in context for y in analysis.years)
     if DELIBERATIVE_TITLE_RE.search(title) and (
             not ASKS_ABOUT_MEETING_RE.search(analysis.question)
@@ -372,11 +411,49 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         told = [t for t in facet.terms if t.told]
         keyed = keyed and (not facet.refers_back or not told
                            or any(_holds(t, stems) or _holds(t, context_stems) for t in told))
-        if c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
+        if MEANING_FLOOR <= c < ADDRESS_MIN and slot and years_ok and focus and own and keyed:
+            if not meaning:
+                near.append(i)
+            elif meaning_coverage(analysis.question, facet, text, idf=idf or {}, stems=stems,
+                                  context_stems=context_stems) >= ADDRESS_MIN:
+                addressed.append(i)
+                by_meaning.append(i)
+        elif c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)
                       * (1.0 if focus else 0.5) * (1.0 if keyed else 0.5))
-    score = 1.0 if addressed else max(scores, default=0.0)
-    return Relevance(tuple(coverage), tuple(slots), tuple(addressed), score)
+    if addressed:
+        score = 1.0 if len(by_meaning) < len(addressed) else MEANING_SCORE
+    else:
+        score = max(scores, default=0.0)
+    return Relevance(tuple(coverage), tuple(slots), tuple(addressed), score,
+                     tuple(by_meaning), tuple(near))
+
+
+def meaning_coverage(question: str, facet: Facet, text: str, *, idf: Mapping[str, float],
+                     stems: set[str], context_stems: set[str]) -> float:
+    """:func:`facet_coverage` of ``text`` (Porter ``stems``; ``context_stems`` of its
+    context) in [0, 1] with a term the sentence lacks counted as held when one of its
+    words in ``question`` meets a word piece of ``text`` at :data:`MEANING_MATCH`
+    (:func:`retrieval.meaning.word_similarities`). Raises ``ImproperlyConfigured`` when
+    the ``minilm`` extra is missing."""
+    from retrieval.meaning import word_similarities
+
+    weights = term_weights(facet.terms, idf)
+    total = sum(weights)
+    # The question's words, not the clause's: a term of the situation told before the
+    # question (``Term.told``) is worded there.
+    words = [w for w in TOKEN_RE.findall(question) if not w.isdigit()]
+    got = 0.0
+    for term, weight in zip(facet.terms, weights, strict=True):
+        if _holds(term, stems):
+            got += weight
+            continue
+        surface = [w for w in words if stem(w.lower()) in term.stems]
+        if surface and max(word_similarities(question, surface, text)) >= MEANING_MATCH:
+            got += weight
+        elif _holds(term, context_stems):
+            got += CONTEXT_CREDIT * weight
+    return got / total if total else 1.0
 
 

@@ -19,11 +19,12 @@ import datetime as dt
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
+from retrieval.meaning import prefetch, relevance_by_meaning
 from retrieval.question import YEAR_RE, QuestionAnalysis, act_parties
 from retrieval.relevance import Relevance, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
@@ -281,14 +282,17 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
     With a question analysis each sentence is also judged against the question's facets
     (:func:`retrieval.relevance.sentence_relevance`, read with its neighbours, the
     section heading and the document title; a key term may stand in the heading or title
-    only; a chunk outside the question's local places addresses nothing) and
-    ``relevance`` is that score; without one, ``relevance`` is the weighted share of the
-    question's terms it holds.
+    only; a chunk outside the question's local places addresses nothing; with the
+    ``minilm`` extra, a sentence that only lacks coverage is read again by meaning, all
+    of them in one batch) and ``relevance`` is that score; without one, ``relevance`` is
+    the weighted share of the question's terms it holds.
     """
     weights = request.term_weights or {t: 1.0 for t in query_terms(request.question)}
     total = sum(weights.values())
     analysis = request.analysis
+    by_meaning = analysis is not None and relevance_by_meaning()
     found: list[Candidate] = []
+    near: list[tuple[Candidate, dict]] = []  # to be read again by meaning
     for chunk in request.chunks:
         heading = normalise_sentence(chunk.heading)
         raw, prose = _chunk_sentences(chunk)
@@ -308,14 +312,21 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
                     found.append(Candidate(chunk, position, text, terms, relevance, row=position >= prose))
                 continue
             around = " ".join(raw[max(0, position - 1):position] + raw[position + 1:position + 2])
-            facets = sentence_relevance(
-                analysis, text, context=f"{chunk.document_title}\n{chunk.heading}\n{around}",
-                idf=weights, title=chunk.document_title, scope=f"{chunk.document_title}\n{chunk.heading}",
-                elsewhere=elsewhere,
-            )
+            reading = {"context": f"{chunk.document_title}\n{chunk.heading}\n{around}", "idf": weights,
+                       "title": chunk.document_title, "scope": f"{chunk.document_title}\n{chunk.heading}",
+                       "elsewhere": elsewhere}
+            facets = sentence_relevance(analysis, text, **reading)
+            candidate = Candidate(chunk, position, text, terms, facets.score, facets, row=position >= prose)
+            if by_meaning and facets.near:
+                near.append((candidate, reading))
+            elif facets.score >= MIN_RELEVANCE:
+                found.append(candidate)
+    if near:
+        prefetch([analysis.question] + [c.text for c, _ in near])  # one batch, not one call each
+        for c, reading in near:
+            facets = sentence_relevance(analysis, c.text, meaning=True, **reading)
             if facets.score >= MIN_RELEVANCE:
-                found.append(Candidate(chunk, position, text, terms, facets.score, facets,
-                                       row=position >= prose))
+                found.append(replace(c, relevance=facets.score, facets=facets))
     # Relevance is capped at 1.0 for every sentence that addresses a facet; among those,
     # the one holding more of the facet's terms comes first ("Tree Cutting Permit: New
     # Fee $75" before "Building Structure permit review: New Fee $400" for a tree permit).
@@ -471,13 +482,15 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     """The sentences of an Answer and the facets no sentence addresses.
 
     For each facet in question order, the best sentence that addresses it
-    (:func:`_facet_key`), one in which a party the question acts on acts last; none in
+    (:func:`_facet_key`; by its words before by meaning only), one in which a party the
+    question acts on acts last; none in
     which the party the question has acting is only acted on by another
     (:class:`_AskedParties`).
     Then, up to ``limit``, other sentences that address a facet, the prose of the chunks
     already quoted first (a condition or an exception beside the rule; the other rows of
     a quoted schedule are other fees, not conditions), then the rest, each group by
-    coverage, none repeating a quoted one. Nothing that addresses no facet.
+    coverage, none repeating a quoted one; one addressed by meaning only, when some
+    sentence's words answer, is left out. Nothing that addresses no facet.
     """
     picked: list[Candidate] = []
     missing: list[int] = []
@@ -488,6 +501,7 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
             continue
         options = [c for c in pool if c.facets and i in c.facets.addressed and c not in picked
                    and not _repeats(c, picked)]
+        options = [c for c in options if i not in c.facets.by_meaning] or options
         if not options:
             missing.append(i)
             continue
@@ -495,7 +509,11 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         best = max(direct or options, key=lambda c: _facet_key(c, i))
         picked.append(_newest_local(best, direct, i))
     used = {c.chunk.chunk_id for c in picked}
-    extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed),
+    # A sentence read by meaning only may lead where no sentence's words answer; beside
+    # an answer its words show, it would only lower the answer's confidence.
+    by_words = any(c.facets.by_words for c in picked)
+    extras = sorted((c for c in pool if c not in picked and c.facets and c.facets.addressed
+                     and (c.facets.by_words or not by_words)),
                     key=lambda c: (c.row or c.chunk.chunk_id not in used, -_best_coverage(c)))
     for c in extras:
         if len(picked) >= limit:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from retrieval.meaning import relevance_by_meaning
 from retrieval.question import QuestionAnalysis
 from retrieval.relevance import Relevance, sentence_relevance
 from verification.models import Outcome
@@ -28,7 +29,9 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     ``evidence_text`` (located by ``snippet``, else by the claim's opening words): the
     same reading the extractive Writer gives a sentence beside its neighbours. The first
     line of ``context`` is the document's title; a key term of the question may stand in
-    ``context`` (title and heading), never in the neighbourhood only."""
+    ``context`` (title and heading), never in the neighbourhood only. With the ``minilm``
+    extra a claim that only lacks coverage is read by meaning, as the Writer reads it
+    (:func:`retrieval.meaning.relevance_by_meaning`)."""
     around = ""
     probe = " ".join((snippet or claim).replace("…", " ").split()[:8])
     flat = " ".join(evidence_text.split())
@@ -36,7 +39,8 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     if at >= 0:
         around = flat[max(0, at - NEIGHBOURHOOD_CHARS):at + len(probe) + NEIGHBOURHOOD_CHARS]
     return sentence_relevance(analysis, claim, context=f"{context}\n{around}", idf=idf,
-                              title=context.split("\n", 1)[0], scope=context)
+                              title=context.split("\n", 1)[0], scope=context,
+                              meaning=relevance_by_meaning())
 
 
 def answer_coverage(analysis: QuestionAnalysis, addressed_by_supported: Sequence[Sequence[int]]) -> float:

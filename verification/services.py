@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from retrieval.question import QuestionAnalysis
+from retrieval.relevance import MEANING_SCORE
 from verification.judge import EvidenceChunk, Judgement
 from verification.models import Claim, ClaimType, LedgerEntry, Outcome, Verdict
 from verification.relevance import Relevance, claim_relevance, outcome_for
@@ -100,11 +101,19 @@ def claim_verify(
     return VerifiedClaim(claim, judgement, su, confidence, confidence_level(confidence), ms, relevance)
 
 
+def _by_meaning_only(verified: Sequence[VerifiedClaim]) -> set[int]:
+    """The facets that supported claims address by meaning only, none by its words."""
+    supported = [v for v in verified if v.supported and v.relevance is not None]
+    by_words = {i for v in supported for i in v.addressed if i not in v.relevance.by_meaning}
+    return {i for v in supported for i in v.relevance.by_meaning} - by_words
+
+
 def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float | None = None) -> dict:
     """Claim-level confidence of a text: the turn confidence (mean claim confidence scaled
     by ``answer_coverage``, :func:`verification.scoring.turn_confidence`; unscaled when
-    None), its level, per-level counts, the unsupported claims, the answer coverage and
-    the outcome, and recommendations."""
+    None; at most :data:`retrieval.relevance.MEANING_SCORE` when a facet is answered by
+    meaning only), its level, per-level counts, the unsupported claims, the answer
+    coverage and the outcome, and recommendations."""
     outcome = outcome_for(answer_coverage) if answer_coverage is not None else ""
     if not verified:
         return {
@@ -114,6 +123,10 @@ def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float 
         }
     claims_mean = statistics.fmean(v.confidence for v in verified)
     mean = claims_mean if answer_coverage is None else turn_confidence(claims_mean, answer_coverage)
+    if answer_coverage is not None and _by_meaning_only(verified):
+        # An answer is as sure as its least sure part: a facet that only a reading by
+        # meaning answers keeps the whole answer below Medium (retrieval.relevance).
+        mean = min(mean, MEANING_SCORE)
     advice = recommendations([v.judgement.verdict for v in verified], [v.level for v in verified])
     off_topic = sum(1 for v in verified if v.relevance is not None and not v.relevance.relevant)
     if off_topic:
