@@ -280,7 +280,11 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     for m in _CITY_RE.finditer(question):
         if m.group(1).strip().lower() not in gaz.local:
             mention(m.group(0).strip(), f"US-{state_named or 'XX'}-{m.group(1).strip().replace(' ', '')}")
-    for m in _LOCATED_RE.finditer(question):
+    # A town where the client is, in a question on its state's or federal law ("keeps his
+    # plane at a hangar in Bend. Does he have to register it with the state?"), is the
+    # situation: that law applies there too.
+    wider_law = bool(state_named or WIDER_LAW_RE.search(question) or _FEDERAL_RE.search(question))
+    for m in ([] if wider_law else _LOCATED_RE.finditer(question)):
         name = m.group(1)
         states = us_towns().get(name, set())
         if name.lower() not in gaz.local and states and name not in US_STATES.values():

@@ -197,7 +197,9 @@ def test_places_authorities_and_parties_route_the_search(demo_workspace):
     assert town.only_missing and town.missing[0].code == "US-OR-LakeOswego"
     for named in ("If Lake Oswego raises its sewer fees, how much warning does Rivergrove get?",
                   "How deep is the Tualatin River in Rivergrove?",
-                  "How late can people stay in Lloyd Minor Park?"):
+                  "How late can people stay in Lloyd Minor Park?",
+                  # the town is where the client is; the question is on state law
+                  "My client keeps his plane at a hangar in Bend. Must he register it with the state?"):
         assert not question_route(named, workspace=demo_workspace).missing, named
 
 
