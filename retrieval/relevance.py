@@ -39,12 +39,12 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
 **By meaning** (with the ``minilm`` extra, :func:`retrieval.meaning.relevance_by_meaning`).
 Firm staff ask "can we get out of the NDA" where the contract says "either party may
 terminate"; the lexicon cannot list every such pair. A sentence that passes every test
-above but coverage, and whose own words reach :data:`MEANING_FLOOR`, is read again with
-the question's missing words matched by meaning (:func:`meaning_coverage`,
-:data:`MEANING_MATCH`); when that coverage reaches :data:`ADDRESS_MIN` it addresses the
-facet *by meaning* (``Relevance.by_meaning``) and scores :data:`MEANING_SCORE`, so its
-claim confidence stays below Medium: CIQ may answer with it, but does not vouch for it
-as it does for a sentence whose words show the answer.
+above but coverage (and its own term, 4) is read again with the question's missing words
+matched by meaning (:func:`meaning_coverage`, :data:`MEANING_MATCH`); when that coverage
+reaches :data:`ADDRESS_MIN` and the sentence holds one of the facet's own terms, in its
+words or by meaning, it addresses the facet *by meaning* (``Relevance.by_meaning``) and
+scores :data:`MEANING_SCORE`, so its claim confidence stays below Medium: CIQ may answer
+with it, but does not vouch for it as it does for a sentence whose words show the answer.
 
 The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
 picks its sentences by it, and the verifier judges every claim by it
@@ -77,9 +77,6 @@ CONTEXT_CREDIT = 0.5
 # against 300 random sentences of ciq_legal_v1): fewer than one unrelated sentence in a
 # hundred lends a word. (The Judge's 0.4 weighs a claim against its own evidence.)
 MEANING_MATCH = 0.5
-# Meaning completes a sentence's words, never replaces them (as context does): its own
-# words must reach half of ADDRESS_MIN before it is read by meaning.
-MEANING_FLOOR = ADDRESS_MIN / 2
 # The relevance of a sentence that addresses facets by meaning only: below the Medium bar
 # of claim confidence (0.70, README "How the numbers are computed"), so such an answer is
 # at most Low; above Low's 0.50, so a supported one is not Very low.
@@ -256,7 +253,8 @@ def facet_coverage(facet: Facet, text: str, *, context: str = "",
 
 @dataclass(frozen=True)
 class Relevance:
-    """How a sentence bears on the question: per facet its coverage in [0, 1] and
+    """How a sentence bears on the question: per facet its coverage in [0, 1] (by meaning
+    for a facet in ``by_meaning``) and
     whether the slot is present; ``addressed`` the indices of the facets it addresses;
     ``score`` in [0, 1] (1.0 when it addresses a facet by its words, :data:`MEANING_SCORE`
     when by meaning only, else its best coverage relative to :data:`ADDRESS_MIN`, halved
@@ -268,8 +266,8 @@ class Relevance:
     score: float
     # Facets addressed only once words were matched by meaning (a subset of ``addressed``).
     by_meaning: tuple[int, ...] = ()
-    # Facets whose every test passed but coverage, which stayed at or above MEANING_FLOOR:
-    # the ones a reading by meaning may turn (empty once read by meaning).
+    # Facets whose every test passed but coverage (and the sentence's own term): the ones
+    # a reading by meaning may turn (empty once read by meaning).
     near: tuple[int, ...] = ()
 
     @property
@@ -411,13 +409,16 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         told = [t for t in facet.terms if t.told]
         keyed = keyed and (not facet.refers_back or not told
                            or any(_holds(t, stems) or _holds(t, context_stems) for t in told))
-        if MEANING_FLOOR <= c < ADDRESS_MIN and slot and years_ok and focus and own and keyed:
+        if (c < ADDRESS_MIN or not own) and slot and years_ok and focus and keyed:
             if not meaning:
                 near.append(i)
-            elif meaning_coverage(analysis.question, facet, text, idf=idf or {}, stems=stems,
-                                  context_stems=context_stems) >= ADDRESS_MIN:
-                addressed.append(i)
-                by_meaning.append(i)
+            else:
+                read, held = meaning_coverage(analysis.question, facet, text, idf=idf or {}, stems=stems,
+                                              context_stems=context_stems)
+                if read >= ADDRESS_MIN and (not topical or any(t in held for t in topical)):
+                    addressed.append(i)
+                    by_meaning.append(i)
+                    coverage[i] = read  # the coverage that made it address, to order the leads
         elif c >= ADDRESS_MIN and slot and years_ok and focus and own and keyed:
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)
@@ -431,12 +432,13 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
 
 
 def meaning_coverage(question: str, facet: Facet, text: str, *, idf: Mapping[str, float],
-                     stems: set[str], context_stems: set[str]) -> float:
-    """:func:`facet_coverage` of ``text`` (Porter ``stems``; ``context_stems`` of its
-    context) in [0, 1] with a term the sentence lacks counted as held when one of its
-    words in ``question`` meets a word piece of ``text`` at :data:`MEANING_MATCH`
-    (:func:`retrieval.meaning.word_similarities`). Raises ``ImproperlyConfigured`` when
-    the ``minilm`` extra is missing."""
+                     stems: set[str], context_stems: set[str]) -> tuple[float, set[Term]]:
+    """(:func:`facet_coverage` of ``text`` in [0, 1], the terms ``text`` holds) with a term
+    the sentence lacks counted as held when one of its words in ``question`` meets a word
+    piece of ``text`` at :data:`MEANING_MATCH` (:func:`retrieval.meaning.word_similarities`;
+    ``stems``: the Porter stems of ``text``, ``context_stems`` of its context, whose terms
+    count :data:`CONTEXT_CREDIT` and are not held). Raises ``ImproperlyConfigured`` when the
+    ``minilm`` extra is missing."""
     from retrieval.meaning import word_similarities
 
     weights = term_weights(facet.terms, idf)
@@ -444,16 +446,18 @@ def meaning_coverage(question: str, facet: Facet, text: str, *, idf: Mapping[str
     # The question's words, not the clause's: a term of the situation told before the
     # question (``Term.told``) is worded there.
     words = [w for w in TOKEN_RE.findall(question) if not w.isdigit()]
-    got = 0.0
+    got, held = 0.0, set()
     for term, weight in zip(facet.terms, weights, strict=True):
         if _holds(term, stems):
+            matched = True
+        else:
+            surface = [w for w in words if stem(w.lower()) in term.stems]
+            matched = bool(surface) and max(word_similarities(question, surface, text)) >= MEANING_MATCH
+        if matched:
             got += weight
-            continue
-        surface = [w for w in words if stem(w.lower()) in term.stems]
-        if surface and max(word_similarities(question, surface, text)) >= MEANING_MATCH:
-            got += weight
+            held.add(term)
         elif _holds(term, context_stems):
             got += CONTEXT_CREDIT * weight
-    return got / total if total else 1.0
+    return (got / total if total else 1.0), held
 
 
