@@ -123,7 +123,8 @@ def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float 
         }
     claims_mean = statistics.fmean(v.confidence for v in verified)
     mean = claims_mean if answer_coverage is None else turn_confidence(claims_mean, answer_coverage)
-    if answer_coverage is not None and _by_meaning_only(verified):
+    by_meaning = _by_meaning_only(verified) if answer_coverage is not None else set()
+    if by_meaning:
         # An answer is as sure as its least sure part: a facet that only a reading by
         # meaning answers keeps the whole answer below Medium (retrieval.relevance).
         mean = min(mean, MEANING_SCORE)
@@ -133,6 +134,9 @@ def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float 
         advice.append(f"{off_topic} claim(s) do not address the question asked.")
     if outcome == Outcome.PARTIAL:
         advice.append("Part of the question is not answered by the documents: see the open points.")
+    if by_meaning:
+        advice.append("The sources answer in other words than the question uses (matched by meaning, "
+                      "not word for word): check that they say what was asked.")
     return {
         "mean": round(mean, 4),
         "claims_mean": round(claims_mean, 4),

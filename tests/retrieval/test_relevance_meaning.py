@@ -97,10 +97,12 @@ def test_a_facet_answered_by_meaning_only_keeps_the_answer_below_medium():
     meaning = Relevance((1.0, 0.3), (True, True), (1,), MEANING_SCORE, by_meaning=(1,))
     summary = claims_summary([_claim(words), _claim(words), _claim(meaning)], answer_coverage=1.0)
     assert summary["mean"] <= MEANING_SCORE and summary["level"] == "low"
+    assert any("matched by meaning" in r for r in summary["recommendations"])
     # the same facet also answered by a sentence's words: the answer earns its level
     words_both = Relevance((1.0, 0.9), (True, True), (0, 1), 1.0)
     summary = claims_summary([_claim(words_both), _claim(meaning)], answer_coverage=1.0)
     assert summary["level"] in ("high", "medium")
+    assert not any("matched by meaning" in r for r in summary["recommendations"])
 
 
 @minilm
@@ -115,3 +117,4 @@ def test_an_ordinance_that_says_it_in_other_words_answers_at_low_confidence(demo
     assert turn.status == RunStatus.COMPLETED and turn.outcome == Outcome.ANSWERED
     assert "five" in turn.answer_markdown.split("\n\n")[0]
     assert turn.claim_confidence["level"] == "low"
+    assert any("matched by meaning" in r for r in turn.claim_confidence["recommendations"])
