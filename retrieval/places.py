@@ -14,7 +14,8 @@ With no target jurisdiction picked, the targets are inferred from the question:
 
 A place that is named but has no documents in the workspace ("under Washington law",
 "Clay County, Missouri", a town of the GeoNames list named where the question places
-itself: "in West Linn") is reported as missing: when every place a question names is
+itself, "in West Linn", or as its only place, "Does West Linn require …") is reported
+as missing: when every place a question names is
 missing, the documents cannot answer it, whatever passages look similar.
 """
 
@@ -75,11 +76,12 @@ WIDER_LAW_RE = re.compile(
     r"|\bunder (?:state|federal) law\b|\b(?:the state|the feds)\b", re.I)
 _COUNTY_RE = re.compile(r"\b((?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+) County\b")
 _CITY_RE = re.compile(r"\b(?:City|Town|Village) of ((?:[A-Z][a-z]+ ?){1,3})\b")
-# A town named where a question places itself ("in West Linn", "inside Lake Oswego city
-# limits", "near the city of Tigard"), not a river, park or street of that name.
+# A word after a town's name that makes it a river, park, street or firm of that name.
 _NOT_A_TOWN_AFTER = (r"\s+(?:River|Creek|Lake|Park|Road|Street|Avenue|Boulevard|Highway|Bridge|School"
                      r"|County|Hall|Center|Agreement|Act|Corporation|Corp|Inc|LLC|Company|Bank)\b")
 _NOT_A_TOWN_AFTER_RE = re.compile(_NOT_A_TOWN_AFTER)
+# A town named where a question places itself ("in West Linn", "inside Lake Oswego city
+# limits", "near the city of Tigard").
 _LOCATED_RE = re.compile(
     r"\b(?i:in|inside|within|outside|near)\s+(?:the\s+(?i:city|town|village)\s+of\s+)?"
     rf"((?:[A-Z][a-z]+ ){{0,2}}[A-Z][a-z]+)\b(?!{_NOT_A_TOWN_AFTER})")
@@ -292,7 +294,7 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
         # dock permit?"): a town unless a firm document names it (a party) or a word
         # after it says it is something else ("the Independence Agreement").
         towns += [n for n in _names(question)
-                  if not _NOT_A_TOWN_AFTER_RE.match(question, question.find(n) + len(n))
+                  if n in us_towns() and not _NOT_A_TOWN_AFTER_RE.match(question, question.find(n) + len(n))
                   and not any(j == PRIVATE for _, j in _documents_naming(workspace, n))]
     for name in dict.fromkeys(towns):
         states = us_towns().get(name, set())
