@@ -592,8 +592,6 @@ _GIVEN_TIME_RE = re.compile(
     r"|(?:must|should|shall)\s+(?P<rest>.+)$)", re.I)
 
 
-
-
 def _act(clause: str, verb: str, written: str = "") -> str:
     """``verb`` as the act a clause asks about, or "" when it carries too little to
     require: a light verb, no verb in its base form, or a phrasal verb the lexicon does

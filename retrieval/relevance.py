@@ -46,9 +46,10 @@ words or by meaning, it addresses the facet *by meaning* (``Relevance.by_meaning
 scores :data:`MEANING_SCORE`, so its claim confidence stays below Medium: CIQ may answer
 with it, but does not vouch for it as it does for a sentence whose words show the answer.
 
-The retriever reranks by it (``retrieval.search.answer_signal``), the extractive Writer
-picks its sentences by it, and the verifier judges every claim by it
-(``verification.relevance``): one formula for all three.
+The retriever reranks by it (``retrieval.search.answer_signal``, by words only: reading
+forty candidates by meaning cost more than it found), the extractive Writer picks its
+sentences by it, and the verifier judges every claim by it (``verification.relevance``):
+one formula for all three.
 
 Why these numbers: a facet is a short clause, usually two to five topic terms once the
 question's scaffolding is gone; half its weight is "the sentence is about this", and
@@ -62,7 +63,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
@@ -229,10 +230,11 @@ def _holds(term: Term, stems: set[str]) -> bool:
 
 def facet_coverage(facet: Facet, text: str, *, context: str = "",
                    idf: Mapping[str, float] | None = None, stems: set[str] | None = None,
-                   context_stems: set[str] | None = None) -> float:
+                   context_stems: set[str] | None = None, said: Collection[Term] = ()) -> float:
     """IDF-weighted share in [0, 1] of ``facet``'s topic terms in ``text`` (full credit)
     or only in ``context`` (:data:`CONTEXT_CREDIT`).
-    ``stems`` / ``context_stems``: the texts' Porter stems, when the caller has them.
+    ``stems`` / ``context_stems``: the texts' Porter stems, when the caller has them;
+    ``said``: terms ``text`` holds in other words (:func:`meaning_coverage`).
     A facet with no terms ("How long does that take?") has nothing a sentence could be
     about: 0.0 (a follow-up gets the earlier question as its situation, see
     ``sessions.pipeline``)."""
@@ -244,7 +246,7 @@ def facet_coverage(facet: Facet, text: str, *, context: str = "",
     total = sum(weights)
     got = 0.0
     for term, weight in zip(facet.terms, weights, strict=True):
-        if _holds(term, stems):
+        if term in said or _holds(term, stems):
             got += weight
         elif _holds(term, context_stems):
             got += CONTEXT_CREDIT * weight
@@ -436,28 +438,17 @@ def meaning_coverage(question: str, facet: Facet, text: str, *, idf: Mapping[str
     """(:func:`facet_coverage` of ``text`` in [0, 1], the terms ``text`` holds) with a term
     the sentence lacks counted as held when one of its words in ``question`` meets a word
     piece of ``text`` at :data:`MEANING_MATCH` (:func:`retrieval.meaning.word_similarities`;
-    ``stems``: the Porter stems of ``text``, ``context_stems`` of its context, whose terms
-    count :data:`CONTEXT_CREDIT` and are not held). Raises ``ImproperlyConfigured`` when the
-    ``minilm`` extra is missing."""
+    ``stems``: the Porter stems of ``text``, ``context_stems`` of its context). Raises
+    ``ImproperlyConfigured`` when the ``minilm`` extra is missing."""
     from retrieval.meaning import word_similarities
 
-    weights = term_weights(facet.terms, idf)
-    total = sum(weights)
     # The question's words, not the clause's: a term of the situation told before the
     # question (``Term.told``) is worded there.
     words = [w for w in TOKEN_RE.findall(question) if not w.isdigit()]
-    got, held = 0.0, set()
-    for term, weight in zip(facet.terms, weights, strict=True):
-        if _holds(term, stems):
-            matched = True
-        else:
-            surface = [w for w in words if stem(w.lower()) in term.stems]
-            matched = bool(surface) and max(word_similarities(question, surface, text)) >= MEANING_MATCH
-        if matched:
-            got += weight
-            held.add(term)
-        elif _holds(term, context_stems):
-            got += CONTEXT_CREDIT * weight
-    return (got / total if total else 1.0), held
 
+    def said(term: Term) -> bool:
+        surface = [w for w in words if stem(w.lower()) in term.stems]
+        return bool(surface) and max(word_similarities(question, surface, text)) >= MEANING_MATCH
 
+    held = {t for t in facet.terms if _holds(t, stems) or said(t)}
+    return facet_coverage(facet, text, idf=idf, stems=stems, context_stems=context_stems, said=held), held

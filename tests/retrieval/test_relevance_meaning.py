@@ -118,3 +118,11 @@ def test_an_ordinance_that_says_it_in_other_words_answers_at_low_confidence(demo
     assert "five" in turn.answer_markdown.split("\n\n")[0]
     assert turn.claim_confidence["level"] == "low"
     assert any("matched by meaning" in r for r in turn.claim_confidence["recommendations"])
+
+
+@minilm
+def test_a_question_with_no_topic_is_not_answered_by_meaning():
+    # "How long does that take?" names nothing a sentence could be about
+    analysis = question_analyse("How long does that take?")
+    rule = "The Bureau shall decide within thirty (30) days of receipt."
+    assert sentence_relevance(analysis, rule, meaning=True).addressed == ()
