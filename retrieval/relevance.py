@@ -68,6 +68,7 @@ from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
+from retrieval.seasons import asked_months, in_season, season_fits
 
 ADDRESS_MIN = 0.5
 CONTEXT_CREDIT = 0.5
@@ -360,7 +361,9 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     document title; ``title``: the document's title; ``scope``: the text that may hold a
     key term for the sentence, its heading and document title, ``context`` when None) to
     every facet of ``analysis``. Years
-    the question names must appear in the sentence or its context, and a sentence of a
+    the question names must appear in the sentence or its context, the months it names
+    must fall in the sentence's range of months when it states one
+    (:func:`retrieval.seasons.season_fits`; a month so covered counts as held), and a sentence of a
     deliberative record (:data:`DELIBERATIVE_TITLE_RE`: minutes, agendas) addresses a
     facet only when the question asks about a meeting (and, when it asks what was
     adopted, only a sentence that records a decision, :data:`DECISION_RE`), the enacting record of an
@@ -376,6 +379,10 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     scope_stems = context_stems if scope is None else set(content_terms(scope))
     coverage, slots, addressed, scores, by_meaning, near = [], [], [], [], [], []
     years_ok = all(y in text or y in context for y in analysis.years)
+    asked = asked_months(analysis.question)
+    if not season_fits(asked, text):
+        years_ok = False  # a rule for other months than those asked: related, never the answer
+    stems |= in_season(asked, text)  # "a July evening" is said by "From May through October"
     if DELIBERATIVE_TITLE_RE.search(title) and (
             not ASKS_ABOUT_MEETING_RE.search(analysis.question)
             or ASKS_ABOUT_ENACTMENT_RE.search(analysis.question) and not DECISION_RE.search(text)):

@@ -23,7 +23,8 @@ whether the chunk holds an answer of the asked kind (:func:`answer_signal`):
 A "how long" question then prefers the passage that states a period over one that only
 repeats the question's words. Each lane reads ``RERANK_DEPTH`` candidates (at least its
 k) so that the rerank can lift a passage the index ranked low; the lane caps apply after
-the rerank.
+the rerank. The index's own ``FIRST_STAGE_RESERVE`` best stay in the context even when
+the rerank ranks them lower (:func:`with_first_stage`).
 """
 
 from __future__ import annotations
@@ -295,6 +296,22 @@ def _dedupe(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
     return kept
 
 
+def with_first_stage(reranked: Sequence[RetrievedChunk], first_stage: Sequence[RetrievedChunk], *,
+                     keep: int, reserve: int) -> list[RetrievedChunk]:
+    """The ``keep`` chunks passed on: the rerank's best, with up to ``reserve`` of the
+    last places given to the index's own best (``first_stage``, in the index's order)
+    that the rerank put lower. The answer signal reads the question's words, and a
+    passage that answers in other words ("elderly" for "senior") ranks low by it
+    although the index, which also reads by meaning in hybrid mode, ranked it first;
+    hedging between the two rankings keeps it in the context (issue 9). Chunks in
+    ``first_stage`` order below ``reserve`` are never added."""
+    chosen = list(reranked[:keep])
+    missing = [c for c in first_stage[:reserve] if all(c.chunk_pk != k.chunk_pk for k in chosen)]
+    if not missing:
+        return chosen
+    return chosen[: max(0, keep - len(missing))] + missing[:keep]
+
+
 def _lane_capped(chunks: list[RetrievedChunk], caps: dict[str, int]) -> list[RetrievedChunk]:
     """``chunks`` in order, at most ``caps[lane]`` of each lane (no caps: all)."""
     if not caps:
@@ -400,9 +417,11 @@ def chunks_retrieve(
     ranked = sorted((c for c in candidates if c.similarity >= floor and c.similarity > 0),
                     key=lambda c: (-c.score, -c.bm25))
     merged = _lane_capped(_dedupe(ranked), caps)[: budget.merged_cap]
-    kept = [
-        RetrievedChunk(**{**c.__dict__, "rank": i}) for i, c in enumerate(merged[: budget.keep], 1)
-    ]
+    chosen = merged[: budget.keep]
+    if analysis is not None:
+        chosen = with_first_stage(chosen, _dedupe([c for c in candidates if c.similarity > 0]),
+                                  keep=budget.keep, reserve=settings.FIRST_STAGE_RESERVE)
+    kept = [RetrievedChunk(**{**c.__dict__, "rank": i}) for i, c in enumerate(chosen, 1)]
     lanes = {}
     for lane in (Lane.LOCAL, Lane.STATE):
         in_lane = [c for c in kept if c.lane == lane]

@@ -387,6 +387,9 @@ RRF_K = env.int("RRF_K", default=60)
 HYBRID_DEPTH = env.int("HYBRID_DEPTH", default=50)
 # Candidates each lane reads before the answer-signal rerank (retrieval.search, issue 9).
 RERANK_DEPTH = env.int("RERANK_DEPTH", default=40)
+# The index's own best chunks that keep a place in the context whatever the rerank says
+# (retrieval.search.with_first_stage): 2 of Answer mode's 6.
+FIRST_STAGE_RESERVE = env.int("FIRST_STAGE_RESERVE", default=2)
 # Pinecone (CIQ_INDEX=pinecone): the key from the environment; the index by its host
 # (data-plane URL) or by its name (one describe call to find the host).
 PINECONE_API_KEY = env("PINECONE_API_KEY", default="")

@@ -1,10 +1,13 @@
 """Lexical index, jurisdiction filter and lanes on the ingested samples."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from retrieval.index import lexical_index, match_expression, query_tokens
 from retrieval.models import Chunk, Document, Lane
-from retrieval.search import DUPLICATE_SHARE, Budget, chunks_retrieve
+from retrieval.plan import question_plan
+from retrieval.search import DUPLICATE_SHARE, Budget, chunks_retrieve, with_first_stage
 from tests.retrieval.fts_support import fts_rows
 
 pytestmark = pytest.mark.django_db
@@ -153,3 +156,37 @@ def test_the_best_hit_has_similarity_equal_to_its_coverage_and_weak_hits_are_dro
     assert best.similarity == pytest.approx(coverage, abs=1e-4)
     top = max(c.similarity for c in result.chunks)
     assert all(c.similarity >= MIN_RELATIVE_SIMILARITY * top for c in result.chunks)
+
+
+def _chunks(*pks):
+    return [SimpleNamespace(chunk_pk=pk) for pk in pks]
+
+
+@pytest.mark.parametrize("reranked, first_stage, reserve, expected", [
+    # the index's best two are already among the rerank's six: nothing changes
+    ((1, 2, 3, 4, 5, 6), (3, 1, 9), 2, (1, 2, 3, 4, 5, 6)),
+    # the index's best is missing: it takes the last place, after the rerank's five best
+    ((1, 2, 3, 4, 5, 6), (9, 1, 8), 2, (1, 2, 3, 4, 5, 9)),
+    # both missing: the last two places, in the index's order
+    ((1, 2, 3, 4, 5, 6), (9, 8, 7), 2, (1, 2, 3, 4, 9, 8)),
+    # no reserve: the rerank alone decides
+    ((1, 2, 3, 4, 5, 6), (9, 8, 7), 0, (1, 2, 3, 4, 5, 6)),
+    # fewer chunks than the context holds: the missing one is added, none dropped
+    ((1, 2), (9, 1), 2, (1, 2, 9)),
+])
+def test_the_index_s_own_best_chunks_keep_a_place_after_the_rerank(reranked, first_stage, reserve,
+                                                                    expected):
+    kept = with_first_stage(_chunks(*reranked), _chunks(*first_stage), keep=6, reserve=reserve)
+    assert tuple(c.chunk_pk for c in kept) == expected
+
+
+def test_answer_mode_context_holds_the_index_s_best_chunk(demo_workspace):
+    question = "Until what time is the Rivergrove park open on a December evening?"
+    analysis, routing = question_plan(question, workspace=demo_workspace)
+    budget = Budget.for_mode("answer")
+    index_order = chunks_retrieve(question, workspace=demo_workspace, jurisdictions=routing.targets,
+                                  budget=Budget.flat(1))
+    reranked = chunks_retrieve(question, workspace=demo_workspace, jurisdictions=routing.targets,
+                               budget=budget, analysis=analysis)
+    assert len(reranked.chunks) <= budget.keep
+    assert index_order.chunks[0].chunk_pk in {c.chunk_pk for c in reranked.chunks}

@@ -70,6 +70,21 @@ def test_a_question_the_documents_answer_leads_with_the_asked_fact(demo_workspac
         "revision_cycles"]).select_related("ledger"))
 
 
+@pytest.mark.parametrize("question, season, other", [
+    ("Until what time is the Rivergrove park open on a December evening?",
+     "From November through April", "From May through October"),
+    ("Until what time can my kids stay at the Rivergrove park on an August night?",
+     "From May through October", "From November through April"),
+])
+def test_a_question_about_a_month_is_answered_by_the_rule_for_that_season(demo_workspace, question,
+                                                                          season, other):
+    turn = ask(demo_workspace, question)
+    assert turn.outcome == Outcome.ANSWERED, turn.answer_markdown
+    first_paragraph = turn.answer_markdown.split("\n\n")[0]
+    assert season in first_paragraph
+    assert other not in first_paragraph
+
+
 # -- near misses: the topic is in the samples, the asked fact is not -----------------------
 
 @pytest.mark.parametrize("question, why", [
