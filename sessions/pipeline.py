@@ -292,7 +292,7 @@ class TurnRun:
                 names = ", ".join(f"“{n}”" for n in self.routing.unknown)
                 why = f"No document in the workspace mentions {names}."
             else:
-                missing = ", ".join(f"{m.text} ({m.code})" for m in self.routing.missing)
+                missing = ", ".join(m.label for m in self.routing.missing)
                 why = f"The workspace holds no documents of {missing}."
             self.reason(EventType.REASONING_CONCLUSION, f"{why} The documents cannot answer this.")
             request = replace(request, searched=f"{why} {request.searched}")

@@ -110,6 +110,10 @@ def test_a_question_about_a_month_is_answered_by_the_rule_for_that_season(demo_w
     # the town as the subject of the question, the only place it names
     ("Does West Linn make you get a permit for a private dock?",
      "The workspace holds no documents of West Linn (US-OR-WestLinn)."),
+    # two sentences, the town named in both: one name each, and no made-up code for a town
+    # several states have
+    ("Our client lives in Portland. Does Portland require a permit for a backyard fence?",
+     "The workspace holds no documents of Portland. Searched:"),
 ])
 def test_a_near_miss_says_not_answered_first_and_never_verified(demo_workspace, question, why):
     turn = ask(demo_workspace, question)
