@@ -18,9 +18,20 @@ from collections.abc import Sequence
 
 from ciq.models import Workspace
 from ciq.text import content_terms
+from retrieval.jurisdiction import PRIVATE
 from retrieval.places import Routing, question_route
 from retrieval.question import QuestionAnalysis, question_analyse
 from retrieval.specificity import analysis_specific, document_passages
+
+# A question that points at a firm document: "our NDA", "under the lease", "this
+# engagement letter", "the Hosting Agreement" (a definite article or possessive, up to
+# three words, a kind of agreement). "a $600 equipment rental agreement" asks about the
+# law of such agreements, not about one of the firm's.
+FIRM_REFERENCE_RE = re.compile(
+    r"\b(?:our|the|this|that|these|those|their|its|his|her|my|your)\s+(?:[\w'’$.,-]+\s+){0,3}?"
+    r"(?:agreements?|contracts?|ndas?|non-?disclosures?|leases?|licen[cs]es?|polic(?:y|ies)|handbooks?"
+    r"|deals?|engagement letters?|addend(?:um|a)|amendments?|terms|sow|statements? of work"
+    r"|purchase orders?|term sheets?|bylaws|pacts?|arrangements?)\b", re.I)
 
 
 def question_plan(
@@ -58,6 +69,8 @@ def question_plan(
     read = read.keyed(route.mentioned)
     if not jurisdictions:  # a user's pick of jurisdictions says where answers may come from
         read = read.placed(route.local)
+    read = read.firm_scoped(PRIVATE in jurisdictions if jurisdictions
+                            else bool(route.parties) or bool(FIRM_REFERENCE_RE.search(question)))
     return (read.as_topic() if draft else read), route
 
 

@@ -222,6 +222,12 @@ class QuestionAnalysis:
     # passage of another jurisdiction that does not name them is related, not an answer
     # (:meth:`placed`, ``retrieval.relevance.out_of_place``).
     places: tuple[tuple[str, str], ...] = ()
+    # Whether a firm document (a contract, an NDA, a policy: jurisdiction "private") may
+    # answer: it binds its parties and speaks for the firm, not for the law, so it answers
+    # a question that names one of its parties or points at an agreement ("our NDA",
+    # "under the lease"), not "How long must a debt collector wait …" (:meth:`firm_scoped`,
+    # ``retrieval.relevance.out_of_place``). True until routing says otherwise.
+    firm: bool = True
 
     @property
     def topic(self) -> tuple[Term, ...]:
@@ -260,7 +266,7 @@ class QuestionAnalysis:
                                keys=tuple(t for t in f.keys if keep(t)),
                                action=f.action if f.action and keep(f.action) else None)
                        for f in self.facets)
-        return QuestionAnalysis(self.question, self.kind, facets, self.years, self.situation, self.places)
+        return replace(self, facets=facets)
 
     def keyed(self, names: Iterable[str]) -> QuestionAnalysis:
         """A copy in which the topic terms that are one of ``names`` (the names a few
@@ -280,19 +286,22 @@ class QuestionAnalysis:
         question names, ``retrieval.places.Routing.local``)."""
         return replace(self, places=tuple(places))
 
+    def firm_scoped(self, firm: bool) -> QuestionAnalysis:
+        """A copy in which firm documents may answer (``firm`` True) or only relate."""
+        return replace(self, firm=firm)
+
     def as_topic(self) -> QuestionAnalysis:
         """A copy whose facets ask for no particular kind of fact (general, no unit, no
         focus): a Draft request ("Draft a memo on tree removal permits and penalties")
         names a topic to cover, not a value to state."""
         facets = tuple(Facet(f.text, FactKind.GENERAL.value, f.terms) for f in self.facets)
-        return QuestionAnalysis(self.question, FactKind.GENERAL.value, facets, self.years, self.situation,
-                                self.places)
+        return replace(self, kind=FactKind.GENERAL.value, facets=facets)
 
     def as_dict(self) -> dict:
         """JSON-ready summary (stored on the turn, shown in the trace)."""
         return {
             "question": self.question, "kind": self.kind, "years": list(self.years),
-            "situation": self.situation, "places": [code for code, _ in self.places],
+            "situation": self.situation, "places": [code for code, _ in self.places], "firm": self.firm,
             "facets": [{"text": f.text, "kind": f.kind, "focus": f.focus.key if f.focus else "",
                         "unit": f.unit, "keys": [t.key for t in f.keys],
                         "action": f.action.key if f.action else "", "refers_back": f.refers_back,

@@ -67,6 +67,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
+from retrieval.jurisdiction import PRIVATE
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 from retrieval.seasons import asked_months, in_season, season_fits
 
@@ -327,7 +328,12 @@ def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bo
     (``QuestionAnalysis.places``: a town or county, or a state whose law it asks about):
     another town's or county's, or a state or federal one that never names the place. A
     Ray County question is not answered by a federal rule that shares its generic words
-    ("appeal", "variance", "days"); a state statute that names the town is about it."""
+    ("appeal", "variance", "days"); a state statute that names the town is about it.
+    A firm document (jurisdiction ``private``) is out of place unless the question may be
+    answered by one (``QuestionAnalysis.firm``): a carrier's contract does not say how long
+    a debt collector must wait."""
+    if jurisdiction == PRIVATE and not analysis.firm:
+        return True
     if not analysis.places or any(jurisdiction == code for code, _ in analysis.places):
         return False
     lowered = text.lower()

@@ -474,7 +474,8 @@ class TurnRun:
         Critic's result when this revision is its."""
         turn = self.turn
         evidence = [EvidenceChunk(chunk_id=c.chunk_id, text=c.text,
-                                  context=f"{c.document_title}\n{c.heading}") for c in request.chunks]
+                                  context=f"{c.document_title}\n{c.heading}", jurisdiction=c.jurisdiction)
+                    for c in request.chunks]
         chunk_pks = {c.chunk_id: c.chunk_pk for c in request.chunks}
         self.enter("verify")
         # Every Skeptic (rules or model) reads the text with its template blanked (memo

@@ -59,12 +59,14 @@ SNIPPET_CHARS = 400
 
 @dataclass(frozen=True)
 class EvidenceChunk:
-    """One retrieved chunk: ``chunk_id`` (12 hex), its text and ``context`` (the document
-    title and section heading, for judging a claim's relevance; not evidence itself)."""
+    """One retrieved chunk: ``chunk_id`` (12 hex), its text, ``context`` (the document
+    title and section heading) and ``jurisdiction`` (its code; "" when unknown), both for
+    judging a claim's relevance, not evidence themselves."""
 
     chunk_id: str
     text: str
     context: str = ""
+    jurisdiction: str = ""
 
 
 @dataclass(frozen=True)

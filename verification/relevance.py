@@ -23,7 +23,7 @@ NEIGHBOURHOOD_CHARS = 300  # text around a claim's evidence read as its context
 
 def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: str = "",
                     snippet: str = "", context: str = "",
-                    idf: Mapping[str, float] | None = None) -> Relevance:
+                    idf: Mapping[str, float] | None = None, elsewhere: bool = False) -> Relevance:
     """The :class:`Relevance` of a claim: the claim read with ``context`` (its evidence
     chunk's title and heading) and the :data:`NEIGHBOURHOOD_CHARS` around its evidence in
     ``evidence_text`` (located by ``snippet``, else by the claim's opening words): the
@@ -31,7 +31,9 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     line of ``context`` is the document's title; a key term of the question may stand in
     ``context`` (title and heading), never in the neighbourhood only. With the ``minilm``
     extra a claim that only lacks coverage is read by meaning, as the Writer reads it
-    (:func:`retrieval.meaning.relevance_by_meaning`)."""
+    (:func:`retrieval.meaning.relevance_by_meaning`). ``elsewhere``: the evidence lies
+    outside the question's scope (``retrieval.relevance.out_of_place``) and addresses
+    nothing."""
     around = ""
     probe = " ".join((snippet or claim).replace("…", " ").split()[:8])
     flat = " ".join(evidence_text.split())
@@ -39,7 +41,7 @@ def claim_relevance(analysis: QuestionAnalysis, claim: str, *, evidence_text: st
     if at >= 0:
         around = flat[max(0, at - NEIGHBOURHOOD_CHARS):at + len(probe) + NEIGHBOURHOOD_CHARS]
     return sentence_relevance(analysis, claim, context=f"{context}\n{around}", idf=idf,
-                              title=context.split("\n", 1)[0], scope=context,
+                              title=context.split("\n", 1)[0], scope=context, elsewhere=elsewhere,
                               meaning=relevance_by_meaning())
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from retrieval.question import QuestionAnalysis
-from retrieval.relevance import MEANING_SCORE
+from retrieval.relevance import MEANING_SCORE, out_of_place
 from verification.judge import EvidenceChunk, Judgement
 from verification.models import Claim, ClaimType, LedgerEntry, Outcome, Verdict
 from verification.relevance import Relevance, claim_relevance, outcome_for
@@ -76,7 +76,9 @@ def claim_verify(
     Supporting sources = distinct chunks the Judge lists as supporting. With the
     question's ``analysis`` the claim is also judged for relevance (read beside its best
     evidence, :func:`verification.relevance.claim_relevance`, ``idf`` weighting the
-    question's terms), which scales its confidence.
+    question's terms; evidence out of the question's places or of a firm document the
+    question does not point at addresses nothing, ``retrieval.relevance.out_of_place``),
+    which scales its confidence.
     Raises ``BackendOutputError`` for a claim type, verdict or score outside the ledger's
     vocabulary (a pluggable backend must not write what the ledger cannot hold).
     """
@@ -93,6 +95,8 @@ def claim_verify(
         relevance = claim_relevance(
             analysis, claim.text, evidence_text=source.text if source else "",
             snippet=judgement.snippet, context=source.context if source else "", idf=idf,
+            elsewhere=bool(source and source.jurisdiction) and out_of_place(
+                analysis, source.jurisdiction, f"{source.context}\n{source.text}"),
         )
     confidence = claim_confidence(
         judgement.score, su, len(set(judgement.supporting_chunk_ids)),

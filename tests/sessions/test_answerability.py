@@ -5,6 +5,7 @@ none is taken from the dev benchmark."""
 import pytest
 
 from retrieval.places import cited_parts, question_route
+from retrieval.plan import question_plan
 from retrieval.question import FactKind, question_analyse
 from retrieval.relevance import out_of_place, sentence_relevance, slot_present
 from sessions.models import Outcome, RunStatus
@@ -83,6 +84,33 @@ def test_a_question_about_a_month_is_answered_by_the_rule_for_that_season(demo_w
     first_paragraph = turn.answer_markdown.split("\n\n")[0]
     assert season in first_paragraph
     assert other not in first_paragraph
+
+
+@pytest.mark.parametrize("question, firm", [
+    ("How long does a debt collector have to wait after sending a validation notice?", False),
+    ("Does a $600 equipment rental agreement have to be in writing?", False),  # such agreements
+    ("How much notice does Tripath have to give Uniquest before discontinuing a product?", True),
+    ("Under our distributor agreement, how much notice is needed to discontinue a product?", True),
+    ("Can we end the NDA early?", True),
+])
+def test_a_firm_document_may_answer_only_a_question_about_it(demo_workspace, question, firm):
+    analysis, _ = question_plan(question, workspace=demo_workspace)
+    assert analysis.firm is firm
+    picked, _ = question_plan(question, workspace=demo_workspace, jurisdictions=["private"])
+    assert picked.firm is True
+
+
+def test_a_contract_clause_does_not_answer_a_question_about_the_law(demo_workspace):
+    # The Tripath–Uniquest distributor agreement gives "thirty days written notice"; it
+    # binds those two, and says nothing of what the law asks of a manufacturer.
+    general = ask(demo_workspace,
+                  "How much notice must a manufacturer give before it stops making a product?")
+    assert general.outcome == Outcome.NOT_ANSWERED, general.answer_markdown
+    assert general.claim_confidence["level"] not in ("high", "medium")
+    named = ask(demo_workspace, "How much notice does Tripath have to give Uniquest before it stops "
+                                "making a product?")
+    assert named.outcome == Outcome.ANSWERED, named.answer_markdown
+    assert "thirty days written notice" in named.answer_markdown.split("\n\n")[0]
 
 
 # -- near misses: the topic is in the samples, the asked fact is not -----------------------
