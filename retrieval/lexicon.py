@@ -10,14 +10,29 @@ wording of a benchmark item, and held-out questions on other documents use the s
 table.
 
 Phrases are matched on Porter stems of content words (``ciq.text.content_terms``), so
-"closes", "closing" and "closed" all match "close".
+"closes", "closing" and "closed" all match "close". So a word whose stem another word
+shares stays out ("authorization" is stemmed "author", as "Authority" is), as does a
+word more often meant otherwise in the documents ("wall": a building's, rarely a
+fence). A phrase whose other words are stopwords has the stems of its one content word;
+where that word alone means something else in legal text, the phrase counts only where
+the question writes it (:data:`AS_WRITTEN_ONLY`, :func:`written_alternatives`).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ciq.text import content_terms
+from ciq.text import content_terms, stem, tokenize
+
+# Phrasal verbs (and two set phrases) whose particles are stopwords, so that their stems
+# are one word's, which alone means something else: "hold on to" is "keep", but "hold a
+# hearing" keeps nothing; an ordinance "passed" assigns nothing ("pass on"), a business
+# "run" does not expire ("run out"), "the use of land" is no vacancy ("not in use"), a
+# dwelling "unit" no royalty ("per unit"). They count where the question writes them,
+# in any inflection ("held off", "backing out"), never as a phrasing of another word.
+AS_WRITTEN_ONLY = frozenset(
+    "hold up|hold off|hold on to|back out|back out of|pass on|turn down|run out|runs out"
+    "|give up|given up|not in use|per unit".split("|"))
 
 # One line a group: phrases separated by "|". The first phrase names the group.
 GROUPS = """
@@ -76,7 +91,7 @@ far|distance|extend|project|protrude|stick out|reach
 lot|parcel|tract|acre|acres|acreage|lot size|lot area
 horse|horses|livestock|animal|animals|equine|poultry|cattle
 garage sale|yard sale|sale of personal items|rummage sale|estate sale|temporary use
-permit|license|licence|approval|authorization|permission|certificate
+permit|license|licence|approval|permission|certificate
 writing|written|in writing|signature
 enforceable|valid|binding|hold up|enforce|void
 records request|public records|public record request|request for records|records
@@ -133,7 +148,7 @@ employee|staff|staffer|worker|employer|personnel
 originate|originator|loan originator|mortgage loan originator|origination
 noise|sound|loud|quiet hours
 sign|signs|signage|billboard
-fence|fences|wall|hedge
+fence|fences|hedge
 pet|pets|dog|dogs|cat|animal
 parking|park a car|parked|vehicle storage
 fireworks|fireworks stand|pyrotechnic
@@ -291,12 +306,43 @@ def _table() -> tuple[dict[tuple[str, ...], tuple[tuple[str, ...], ...]], dict[t
         group = []
         for phrase in line.split("|"):
             stems = tuple(content_terms(phrase))
-            if stems:
+            if stems and phrase not in AS_WRITTEN_ONLY:
                 group.append(stems)
                 written.setdefault(stems, phrase)
         for phrase in group:
             table.setdefault(phrase, set()).update(group)
     return {k: tuple(sorted(v)) for k, v in table.items()}, written
+
+
+@lru_cache(maxsize=1)
+def _as_written() -> dict[str, list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]]]:
+    """The content stem of each :data:`AS_WRITTEN_ONLY` phrase → [(the phrase's token stems,
+    stopwords kept; the stem tuples of its group's other phrases)]."""
+    found: dict[str, list] = {}
+    for line in GROUPS.splitlines():
+        phrases = line.split("|")
+        group = tuple(stems for p in phrases
+                      if p not in AS_WRITTEN_ONLY and (stems := tuple(content_terms(p))))
+        for phrase in phrases:
+            if phrase in AS_WRITTEN_ONLY:
+                (word,) = content_terms(phrase)
+                found.setdefault(word, []).append((tuple(stem(t) for t in tokenize(phrase)), group))
+    return found
+
+
+def written_alternatives(word: str, text: str) -> tuple[tuple[str, ...], ...] | None:
+    """The phrasings of the :data:`AS_WRITTEN_ONLY` phrases of ``word`` (a Porter stem)
+    that ``text`` writes ("Can it hold off on the charge?" → ("hold",), ("suspend",),
+    ("defer",), …), or None when it writes none of them."""
+    entries = _as_written().get(word)
+    if not entries:
+        return None
+    tokens = [stem(t) for t in tokenize(text)]
+    alts = {(word,)}
+    for form, group in entries:
+        if any(tuple(tokens[i:i + len(form)]) == form for i in range(len(tokens))):
+            alts.update(group)
+    return tuple(sorted(alts)) if len(alts) > 1 else None
 
 
 @lru_cache(maxsize=1)

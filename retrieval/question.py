@@ -27,7 +27,7 @@ from enum import StrEnum
 from lemminflect import getAllLemmas
 
 from ciq.text import STOPWORDS, content_terms, stem, tokenize
-from retrieval.lexicon import alternatives, has_phrase, longest_phrases, written
+from retrieval.lexicon import alternatives, has_phrase, longest_phrases, written, written_alternatives
 from retrieval.lexicon import phrases as lexicon_phrases
 
 
@@ -443,7 +443,7 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
             continue
         s = stems[i]
         if s not in dropped and not (_NUMBER_RE.match(s) and not YEAR_RE.fullmatch(s)):
-            terms.setdefault((s,), Term((s,), ((s,),), verbal=s in verbal))
+            terms.setdefault((s,), Term((s,), written_alternatives(s, text) or ((s,),), verbal=s in verbal))
         i += 1
     return tuple(terms.values())
 

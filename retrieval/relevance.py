@@ -294,8 +294,12 @@ class Relevance:
 # Records of deliberation state what was said, not what the law is: a sentence of the
 # minutes of a meeting answers a question only when the question asks about a meeting.
 DELIBERATIVE_TITLE_RE = re.compile(r"\b(?:minutes|agenda|transcript)\b", re.I)
+# A meeting asked about is a particular one ("at this week's meeting", "the August 13
+# meeting", "its regular meeting"); "Can the council hold a closed meeting?" asks about
+# the law of meetings, which a record of one does not state.
 ASKS_ABOUT_MEETING_RE = re.compile(
-    r"\b(?:meeting|minutes|agenda|council (?:discuss|decide|vote)\w*|voted?|discuss\w*|hearing|testimony)\b",
+    r"\b(?:minutes|agenda|council (?:discuss|decide|vote)\w*|voted?|discuss\w*|hearing|testimony)\b"
+    r"|\b(?:the|that|this|last|its|their|our|next|which|what)\s+(?:[\w'’-]+\s+){0,3}?meetings?\b",
     re.I)
 
 

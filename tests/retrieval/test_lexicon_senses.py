@@ -1,0 +1,55 @@
+"""The thesaurus keeps one sense per word (retrieval.lexicon): a phrasal verb whose particle
+is a stopword does not lend its meaning to the bare verb, and a word whose stem another
+word shares, or that the documents mostly mean otherwise, stays out of a group."""
+
+import pytest
+
+from retrieval.lexicon import alternatives
+from retrieval.question import question_analyse
+from retrieval.relevance import ASKS_ABOUT_MEETING_RE
+
+
+@pytest.mark.parametrize("verb", ["hold", "pass", "run", "back", "turn", "give", "us", "unit"])
+def test_a_bare_verb_has_no_phrasal_verb_s_meaning(verb):
+    # "hold a hearing" keeps nothing, "passed an ordinance" assigns nothing, "run a
+    # business" does not expire, "use" is not vacancy, a dwelling unit is no royalty.
+    assert alternatives((verb,)) == ((verb,),)
+
+
+def test_a_fence_is_no_wall_and_a_permission_no_authority():
+    assert ("wall",) not in alternatives(("fenc",))  # "exterior walls" of a house
+    assert ("author",) not in alternatives(("permiss",))  # "Authority" stems as "authorization"
+    assert ("permit",) in alternatives(("permiss",))
+
+
+def test_putting_a_tank_on_a_lot_is_installing_it():
+    assert ("instal",) in alternatives(("put",))
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What did the council decide at the August 13 meeting?", True),
+    ("The council adopted an ordinance at this week's meeting. When does it take effect?", True),
+    ("What night does the commission hold its regular meeting?", True),
+    ("Can the Rivergrove city council hold a closed meeting?", False),
+    ("Can my client record an in-person meeting with her boss?", False),
+])
+def test_a_question_asks_about_a_meeting_when_it_names_a_particular_one(question, asks):
+    assert bool(ASKS_ABOUT_MEETING_RE.search(question)) is asks
+
+
+@pytest.mark.parametrize("question, word, meant", [
+    ("Can Power2Ship hold off on the monthly charge while it moves the unit?", "hold", ("suspend",)),
+    ("How long must the bank hold on to the application records?", "hold", ("retain",)),
+    ("How many days does a borrower have to back out of the loan?", "back", ("rescind",)),
+    ("Once the license runs out, can they keep selling?", "run", ("expir",)),
+])
+def test_a_phrasal_verb_means_its_phrase_where_the_question_writes_it(question, word, meant):
+    analysis = question_analyse(question)
+    term = next(t for f in analysis.facets for t in f.terms if t.stems == (word,))
+    assert meant in term.alternatives
+
+
+def test_the_bare_verb_keeps_its_own_sense():
+    analysis = question_analyse("Can the Rivergrove city council hold a closed meeting?")
+    term = next(t for f in analysis.facets for t in f.terms if t.stems == ("hold",))
+    assert term.alternatives == (("hold",),)
