@@ -187,7 +187,7 @@ class Facet:
     kind: str
     terms: tuple[Term, ...]
     focus: Term | None = None
-    # The unit the clause names: money, percent, size, day, week, month, year, hour, or
+    # The unit the clause names: money, percent, size, day, week, month, year, hour, permit, or
     # clock (a time of day or a weekday: "close at night", "what night of the month").
     unit: str = ""
     # The modifiers of the noun phrase the clause asks about ("sign" of "a sign permit",
@@ -339,9 +339,19 @@ def cue_text(clause: str) -> str:
     return _CUE_POSSESSIVE_RE.sub(r"\1", clause).replace("’", "'")
 
 
+# "Do I need a permit to build a shed?", "Does the county require a licence for …": the
+# permit is what is asked about (the unit "permit": an answer names one).
+_NEEDS_PERMIT_RE = re.compile(
+    r"\b(?:need|needs|needed|require[sd]?|requiring|get|obtain|apply for|pull)\s+(?:a|an|any|the)?\s*"
+    r"(?:[a-z-]+\s+)?(?:permit|license|licence|variance|certificate)s?\b", re.I)
+
+
 def clause_unit(clause: str, kind: str) -> str:
     """The unit a deadline or amount clause names ("how many school days" → day, "what
-    fee" → money, "how wide" → size), or ""."""
+    fee" → money, "how wide" → size), "permit" for an obligation or permission clause
+    that asks whether a permit is needed, or ""."""
+    if kind in (FactKind.OBLIGATION, FactKind.PERMISSION) and _NEEDS_PERMIT_RE.search(clause):
+        return "permit"
     if kind not in (FactKind.DEADLINE, FactKind.AMOUNT):
         return ""
     clause = cue_text(clause)

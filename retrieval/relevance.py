@@ -164,6 +164,8 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
                         re.I) for unit in ("day", "week", "month", "year", "hour")},
+    # A permit named as a noun: "permitted" (allowed) is not one, though Porter stems both "permit".
+    "permit": re.compile(r"\b(?:permits?|licen[cs]es?|variances?|certificates?|approvals?)\b", re.I),
     "clock": re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)"
                         r"|\b(?:midnight|noon|dusk|dawn|sunset|sunrise)\b"
                         r"|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.I),
@@ -179,7 +181,8 @@ _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, F
 def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
-    "percent", "size", "day", "week", "month", "year", "hour", "clock"), a value in that unit."""
+    "percent", "size", "day", "week", "month", "year", "hour", "clock", "permit"), a value
+    in that unit (for "permit": a permit, licence, variance, certificate or approval named)."""
     text = _GLUED_NUMBER_RE.sub(" ", text)
     pattern = SLOT_PATTERNS.get(kind)
     if pattern is not None and not pattern.search(text):

@@ -51,6 +51,9 @@ def ask(workspace, question, **kwargs):
     ("If a storm knocks a tree onto my house in Rivergrove and I cut it down right away, what do "
      "I have to file with the city?", "Within seven (7) days of any cutting, an application must be filed",
      "Rivergrove Ord. No. 89-2018"),
+    # whether a permit is needed, answered by the sentence that names it
+    ("Do I need a permit to cut down a tree in Rivergrove?", "A permit is required for each tree cut",
+     "Rivergrove Ord. No. 89-2018"),
     # permission under a federal rule, by its registry's acronym
     ("Can a lender's employee who is not registered in the NMLS originate mortgage loans?",
      "unless such employee is registered with the Registry", "12 CFR Part 1007"),
@@ -138,6 +141,9 @@ def test_a_contract_clause_does_not_answer_a_question_about_the_law(demo_workspa
     # the town as the subject of the question, the only place it names
     ("Does West Linn make you get a permit for a private dock?",
      "The workspace holds no documents of West Linn (US-OR-WestLinn)."),
+    # whether a permit is needed: the fence rules name no permit ("No fence shall be
+    # constructed of barbed wire …" says how, not whether one is needed)
+    ("Does Ray County require a permit to put up a fence?", ""),
     # two sentences, the town named in both: one name each, and no made-up code for a town
     # several states have
     ("Our client lives in Portland. Does Portland require a permit for a backyard fence?",
