@@ -25,6 +25,20 @@ minilm = pytest.mark.skipif(
 )
 
 
+def corpus_workspace_of(name: str, *paths: Path):
+    """A workspace ``name`` holding the shared corpus documents at ``paths`` (ingested
+    with the corpus manifest); skips the test when the corpus is not beside the checkout."""
+    from ciq.services import workspace_get_or_create
+    from retrieval.services import documents_ingest
+
+    if not all(path.exists() for path in paths):
+        pytest.skip("the shared corpus is not beside the checkout")
+    workspace = workspace_get_or_create(name=name)
+    summary = documents_ingest(workspace=workspace, paths=list(paths), manifest=CORPUS_DIR / "manifest.csv")
+    assert summary.failed == 0, summary.failures
+    return workspace
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """Ingest the samples once; each test then runs inside a rolled-back transaction."""

@@ -5,10 +5,8 @@ better-ranked neighbour still reaches the Writer (retrieval.search._dedupe)."""
 
 import pytest
 
-from ciq.services import workspace_get_or_create
 from retrieval.plan import question_plan
 from retrieval.search import Budget, chunks_retrieve
-from retrieval.services import documents_ingest
 from retrieval.specificity import (
     MIN_PASSAGES,
     TOPIC_WEIGHT_FLOOR,
@@ -18,7 +16,7 @@ from retrieval.specificity import (
 )
 from sessions.models import RunStatus
 from sessions.services import session_ask
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, corpus_workspace_of
 
 pytestmark = pytest.mark.django_db
 
@@ -30,13 +28,7 @@ RETURN_QUESTION = "When must John Coolidge return Vapotherm's confidential mater
 @pytest.fixture
 def contracts(db):
     """Vapotherm's NDA with John Coolidge and Tripath's distributor agreement with Uniquest."""
-    if not (NDA.exists() and DISTRIBUTION.exists()):
-        pytest.skip("the shared corpus is not beside the checkout")
-    workspace = workspace_get_or_create(name="Contracts")
-    summary = documents_ingest(workspace=workspace, paths=[NDA, DISTRIBUTION],
-                               manifest=CORPUS_DIR / "manifest.csv")
-    assert summary.failed == 0
-    return workspace
+    return corpus_workspace_of("Contracts", NDA, DISTRIBUTION)
 
 
 def weights(workspace, question: str) -> dict[str, float]:

@@ -5,11 +5,9 @@ state the law of its meetings."""
 
 import pytest
 
-from ciq.services import workspace_get_or_create
-from retrieval.services import documents_ingest
 from sessions.models import Outcome, RunStatus
 from sessions.services import session_ask
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, corpus_workspace_of
 
 pytestmark = pytest.mark.django_db
 
@@ -21,13 +19,7 @@ MEDICAID = CORPUS_DIR / "state" / "us-or" / "ors_chapter_414.html"
 def senses(db):
     """Rivergrove's manufactured-homes ordinance (eaves, exterior walls) and ORS ch. 414
     (penalties the Oregon Health Authority imposes)."""
-    if not (EAVES.exists() and MEDICAID.exists()):
-        pytest.skip("the shared corpus is not beside the checkout")
-    workspace = workspace_get_or_create(name="Senses")
-    summary = documents_ingest(workspace=workspace, paths=[EAVES, MEDICAID],
-                               manifest=CORPUS_DIR / "manifest.csv")
-    assert summary.failed == 0
-    return workspace
+    return corpus_workspace_of("Senses", EAVES, MEDICAID)
 
 
 def ask(workspace, question):
