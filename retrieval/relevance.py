@@ -105,6 +105,8 @@ _UNIT_TIME = (r"(?:business |calendar |school |working |consecutive )?"
 # "EUR 50,000", "£500").
 _CURRENCY = (r"\b\d[\d,.]*\s*(?:USD|EUR|GBP|CAD|US\$)(?![a-z])|\b(?:USD|EUR|GBP|CAD|US\$)\s?\d"
              r"|[€£]\s?\d")
+# An amount in cents: "fifty (.50) cents per page", "25 cents", "10¢".
+_CENTS = rf"\b{_NUM}\s*(?:\(\.?\d+\)\s*)?cents?\b|\.\d+\)?\s*cents?\b|\d\s*¢"
 SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.DEADLINE: re.compile(
         rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
@@ -121,7 +123,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|horses|dwellings)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)-(?:half|third"
         r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\b(?:treble|triple|double)\b"
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
-        rf"|\b{_NUM}[\s-]+(?:million|billion|thousand)\b|{_CURRENCY}"
+        rf"|\b{_NUM}[\s-]+(?:million|billion|thousand)\b|{_CURRENCY}|{_CENTS}"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
         rf"|\b(?!an?\b){_NUM}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
         r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?)\b", re.I),
@@ -151,7 +153,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
     # A cost may be stated as a rate ("a late charge equal to 1.5% per month").
-    "money": re.compile(rf"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|{_CURRENCY}"
+    "money": re.compile(rf"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|{_CURRENCY}|{_CENTS}"
                         r"|\b(?:no|without) (?:fee|charge|cost)\b"
                         r"|\bfree of charge\b|\bat no (?:cost|charge)\b"
                         r"|\b(?:charge|fee|interest|rate|penalty)\b[^.;]{0,60}?\d[\d.]*\s*"

@@ -47,6 +47,18 @@ def test_a_cost_stated_as_a_rate_answers_what_it_costs():
     assert sentence_relevance(analysis, share).addressed == ()
 
 
+@pytest.mark.parametrize("sentence, addressed", [
+    ("Copying charges shall be included at the rate of fifty (.50) cents per page.", True),
+    ("Copies of records cost 25 cents a page.", True),
+    ("Copies of public records are provided at a cost of 10¢ per page.", True),
+    ("Copies of public records may be requested in writing at City Hall.", False),
+])
+def test_a_price_in_cents_answers_what_it_costs(sentence, addressed):
+    analysis = question_analyse("What does it cost to get copies of public records?")
+    assert analysis.facets[0].unit == "money"
+    assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
+
+
 def test_a_condition_says_what_has_to_happen():
     analysis = question_analyse("What has to happen for information shared on a phone call to be "
                                 "protected as confidential?")
