@@ -187,7 +187,8 @@ class Facet:
     kind: str
     terms: tuple[Term, ...]
     focus: Term | None = None
-    # The unit the clause names: money, percent, size, day, week, month, year, hour, permit, or
+    # The unit the clause names: money, percent, size, day, week, month, year, hour, period
+    # (a length of time: "how long"), permit, or
     # clock (a time of day or a weekday: "close at night", "what night of the month").
     unit: str = ""
     # The modifiers of the noun phrase the clause asks about ("sign" of "a sign permit",
@@ -346,6 +347,9 @@ _NEEDS_PERMIT_RE = re.compile(
     r"(?:[a-z-]+\s+)?(?:permit|license|licence|variance|certificate)s?\b", re.I)
 
 
+_HOW_LONG_RE = re.compile(r"\bhow long\b", re.I)
+
+
 def clause_unit(clause: str, kind: str) -> str:
     """The unit a deadline or amount clause names ("how many school days" → day, "what
     fee" → money, "how wide" → size), "permit" for an obligation or permission clause
@@ -358,6 +362,9 @@ def clause_unit(clause: str, kind: str) -> str:
     for unit, cue in _UNIT_CUES:
         if cue.search(clause) and (unit not in ("money", "size") or kind == FactKind.AMOUNT):
             return unit
+    # "How long is the confidentiality period?": a length of time, which "promptly" is not.
+    if kind == FactKind.DEADLINE and _HOW_LONG_RE.search(clause):
+        return "period"
     return ""
 
 

@@ -101,6 +101,8 @@ _NUM = (r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten
         r"|forty-five|fifty|sixty|seventy|eighty|ninety|hundred|a|an)")
 _UNIT_TIME = (r"(?:business |calendar |school |working |consecutive )?"
               r"(?:days?|weeks?|months?|years?|hours?|minutes?)")
+# "three years of age", "a 16-year-old": an age, not a period of time.
+_NOT_AGE = r"(?![\s-]+(?:of age|old)\b)"
 # An amount written with a currency code or sign other than the dollar's ("7,000,000 USD",
 # "EUR 50,000", "£500").
 _CURRENCY = (r"\b\d[\d,.]*\s*(?:USD|EUR|GBP|CAD|US\$)(?![a-z])|\b(?:USD|EUR|GBP|CAD|US\$)\s?\d"
@@ -109,7 +111,7 @@ _CURRENCY = (r"\b\d[\d,.]*\s*(?:USD|EUR|GBP|CAD|US\$)(?![a-z])|\b(?:USD|EUR|GBP|
 _CENTS = rf"\b{_NUM}\s*(?:\(\.?\d+\)\s*)?cents?\b|\.\d+\)?\s*cents?\b|\d\s*¢"
 SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.DEADLINE: re.compile(
-        rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
+        rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
         r"|quarterly|biennial(?:ly)?|immediately|promptly|forthwith)\b|\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)"
         r"|\b(?:midnight|noon|dusk|dawn|sunset|sunrise)\b|\b(?:no later than|not later than|prior to"
         r"|within|before|until|by) (?:the )?(?:\w+ ){0,3}(?:date|day|meeting|hearing|closing|expiration)\b"
@@ -166,6 +168,13 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
                         re.I) for unit in ("day", "week", "month", "year", "hour")},
+    # A length of time ("how long"): a number of days, weeks …, or how long a rule lasts
+    # ("until the information becomes public", "shall survive", "for the term"); not
+    # "promptly", "annually" or a clock time, which say when, not how long.
+    "period": re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}"
+                         r"|\b(?:until|till|unless and until|so long as|as long as|perpetual\w*|indefinite\w*"
+                         r"|surviv\w*|in perpetuity"
+                         r"|for the (?:term|life|duration))\b", re.I),
     # A permit named as a noun: "permitted" (allowed) is not one, though Porter stems both "permit".
     "permit": re.compile(r"\b(?:permits?|licen[cs]es?|variances?|certificates?|approvals?)\b", re.I),
     "clock": re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)"
@@ -183,8 +192,9 @@ _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, F
 def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
-    "percent", "size", "day", "week", "month", "year", "hour", "clock", "permit"), a value
-    in that unit (for "permit": a permit, licence, variance, certificate or approval named)."""
+    "percent", "size", "day", "week", "month", "year", "hour", "clock", "period", "permit"),
+    a value in that unit (for "period": a length of time; for "permit": a permit, licence,
+    variance, certificate or approval named)."""
     text = _GLUED_NUMBER_RE.sub(" ", text)
     pattern = SLOT_PATTERNS.get(kind)
     if pattern is not None and not pattern.search(text):

@@ -59,6 +59,28 @@ def test_a_price_in_cents_answers_what_it_costs(sentence, addressed):
     assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
 
 
+@pytest.mark.parametrize("sentence, addressed", [
+    ("The obligations of confidentiality shall continue for a period of three (3) years.", True),
+    ("The Receiving Party shall promptly advise the Disclosing Party of any misuse of the "
+     "Confidential Information.", False),  # says when, not how long
+    ("The Receiving Party shall report annually on its use of the Confidential Information.", False),
+])
+def test_how_long_is_answered_by_a_length_of_time(sentence, addressed):
+    analysis = question_analyse("How long does the confidentiality obligation under the NDA last?")
+    assert analysis.facets[0].unit == "period"
+    assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
+
+
+def test_an_age_is_no_period_of_time():
+    analysis = question_analyse("How long does a school district have to evaluate a child for special "
+                                "education?")
+    age = ("A child from three years of age to eligibility for entry into kindergarten who has been "
+           "evaluated as needing special education.")
+    assert sentence_relevance(analysis, age).addressed == ()
+    period = "The school district shall evaluate the child for special education within 60 school days."
+    assert sentence_relevance(analysis, period).addressed == (0,)
+
+
 def test_a_condition_says_what_has_to_happen():
     analysis = question_analyse("What has to happen for information shared on a phone call to be "
                                 "protected as confidential?")
