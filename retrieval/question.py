@@ -187,7 +187,7 @@ class Facet:
     kind: str
     terms: tuple[Term, ...]
     focus: Term | None = None
-    # The unit the clause names: money, percent, size, day, week, month, year, hour, period
+    # The unit the clause names: money, percent, size, height, day, week, month, year, hour, period
     # (a length of time: "how long"), permit, or
     # clock (a time of day or a weekday: "close at night", "what night of the month").
     unit: str = ""
@@ -348,6 +348,7 @@ _NEEDS_PERMIT_RE = re.compile(
 
 
 _HOW_LONG_RE = re.compile(r"\bhow long\b", re.I)
+_HOW_TALL_RE = re.compile(r"\bhow (?:tall|high)\b|\bheight\b", re.I)
 
 
 def clause_unit(clause: str, kind: str) -> str:
@@ -361,7 +362,7 @@ def clause_unit(clause: str, kind: str) -> str:
     clause = cue_text(clause)
     for unit, cue in _UNIT_CUES:
         if cue.search(clause) and (unit not in ("money", "size") or kind == FactKind.AMOUNT):
-            return unit
+            return "height" if unit == "size" and _HOW_TALL_RE.search(clause) else unit
     # "How long is the confidentiality period?": a length of time, which "promptly" is not.
     if kind == FactKind.DEADLINE and _HOW_LONG_RE.search(clause):
         return "period"

@@ -152,6 +152,10 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 }
 
 
+_SIZE = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:square |sq\.? ?|linear )?"
+         r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|metres?|stories|storeys)\b"
+         r"|\d\s*(?:'|′|\")")
+
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
     # A cost may be stated as a rate ("a late charge equal to 1.5% per month").
@@ -161,9 +165,12 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
                         r"|\b(?:charge|fee|interest|rate|penalty)\b[^.;]{0,60}?\d[\d.]*\s*"
                         r"(?:%|percent|per cent)",
                         re.I),
-    "size": re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:square |sq\.? ?|linear )?"
-                       r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|metres?|stories|storeys)\b"
-                       r"|\d\s*(?:'|′|\")", re.I),
+    "size": re.compile(_SIZE, re.I),
+    # "How tall / how high": a size that is a height ("not exceed six feet in height", "35
+    # feet above grade", "elevated to at least 1 foot above the base flood elevation", "two
+    # stories"), not the 75 feet between warning signs.
+    "height": re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)"
+                         rf"|storeys?)\b).*?(?:{_SIZE})", re.I | re.S),
     "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
@@ -192,7 +199,7 @@ _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, F
 def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
-    "percent", "size", "day", "week", "month", "year", "hour", "clock", "period", "permit"),
+    "percent", "size", "height", "day", "week", "month", "year", "hour", "clock", "period", "permit"),
     a value in that unit (for "period": a length of time; for "permit": a permit, licence,
     variance, certificate or approval named)."""
     text = _GLUED_NUMBER_RE.sub(" ", text)

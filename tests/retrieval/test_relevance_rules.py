@@ -81,6 +81,19 @@ def test_an_age_is_no_period_of_time():
     assert sentence_relevance(analysis, period).addressed == (0,)
 
 
+@pytest.mark.parametrize("sentence, addressed", [
+    ("No sign in a residential district shall exceed six feet in height.", True),
+    ("Signs in a residential district shall not be taller than 6 feet.", True),
+    # a size, but the distance between signs, not their height
+    ("Warning signs in a residential district shall be posted at intervals of not more than "
+     "75 feet.", False),
+])
+def test_how_high_is_answered_by_a_height(sentence, addressed):
+    analysis = question_analyse("How high can a sign be in a residential district?")
+    assert analysis.facets[0].unit == "height"
+    assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
+
+
 def test_a_condition_says_what_has_to_happen():
     analysis = question_analyse("What has to happen for information shared on a phone call to be "
                                 "protected as confidential?")

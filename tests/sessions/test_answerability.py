@@ -192,7 +192,7 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     ("How many business days does the bank have to reply?", FactKind.DEADLINE, "day"),
     ("How much notice must a tenant give before moving out?", FactKind.DEADLINE, ""),
     ("What fee does the county charge for a zoning change?", FactKind.AMOUNT, "money"),
-    ("How tall may a fence be in a front yard?", FactKind.AMOUNT, "size"),
+    ("How tall may a fence be in a front yard?", FactKind.AMOUNT, "height"),
     ("What is the speed limit on county roads?", FactKind.AMOUNT, ""),
     ("What's the late payment penalty under the lease?", FactKind.AMOUNT, "money"),
     ("Can a landlord keep the whole deposit?", FactKind.PERMISSION, ""),
