@@ -47,50 +47,39 @@ def test_a_cost_stated_as_a_rate_answers_what_it_costs():
     assert sentence_relevance(analysis, share).addressed == ()
 
 
-@pytest.mark.parametrize("sentence, addressed", [
-    ("Copying charges shall be included at the rate of fifty (.50) cents per page.", True),
-    ("Copies of records cost 25 cents a page.", True),
-    ("Copies of public records are provided at a cost of 10¢ per page.", True),
-    ("Copies of public records may be requested in writing at City Hall.", False),
+COPIES = "What does it cost to get copies of public records?"
+NDA_TERM = "How long does the confidentiality obligation under the NDA last?"
+EVALUATION = "How long does a school district have to evaluate a child for special education?"
+SIGN = "How high can a sign be in a residential district?"
+
+
+@pytest.mark.parametrize("question, unit, sentence, addressed", [
+    # a price in cents is an amount of money
+    (COPIES, "money", "Copying charges shall be included at the rate of fifty (.50) cents per page.", True),
+    (COPIES, "money", "Copies of records cost 25 cents a page.", True),
+    (COPIES, "money", "Copies of public records are provided at a cost of 10¢ per page.", True),
+    (COPIES, "money", "Copies of public records may be requested in writing at City Hall.", False),
+    # "how long" is a length of time: "promptly" and "annually" say when
+    (NDA_TERM, "period", "The obligations of confidentiality shall continue for a period of three (3) "
+                         "years.", True),
+    (NDA_TERM, "period", "The Receiving Party shall promptly advise the Disclosing Party of any misuse of "
+                         "the Confidential Information.", False),
+    (NDA_TERM, "period", "The Receiving Party shall report annually on its use of the Confidential "
+                         "Information.", False),
+    # an age is no period of time
+    (EVALUATION, "period", "The school district shall evaluate the child for special education within 60 "
+                           "school days.", True),
+    (EVALUATION, "period", "A child from three years of age to eligibility for entry into kindergarten who "
+                           "has been evaluated as needing special education.", False),
+    # "how high" is a height, not the distance between signs
+    (SIGN, "height", "No sign in a residential district shall exceed six feet in height.", True),
+    (SIGN, "height", "Signs in a residential district shall not be taller than 6 feet.", True),
+    (SIGN, "height", "Warning signs in a residential district shall be posted at intervals of not more "
+                     "than 75 feet.", False),
 ])
-def test_a_price_in_cents_answers_what_it_costs(sentence, addressed):
-    analysis = question_analyse("What does it cost to get copies of public records?")
-    assert analysis.facets[0].unit == "money"
-    assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
-
-
-@pytest.mark.parametrize("sentence, addressed", [
-    ("The obligations of confidentiality shall continue for a period of three (3) years.", True),
-    ("The Receiving Party shall promptly advise the Disclosing Party of any misuse of the "
-     "Confidential Information.", False),  # says when, not how long
-    ("The Receiving Party shall report annually on its use of the Confidential Information.", False),
-])
-def test_how_long_is_answered_by_a_length_of_time(sentence, addressed):
-    analysis = question_analyse("How long does the confidentiality obligation under the NDA last?")
-    assert analysis.facets[0].unit == "period"
-    assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
-
-
-def test_an_age_is_no_period_of_time():
-    analysis = question_analyse("How long does a school district have to evaluate a child for special "
-                                "education?")
-    age = ("A child from three years of age to eligibility for entry into kindergarten who has been "
-           "evaluated as needing special education.")
-    assert sentence_relevance(analysis, age).addressed == ()
-    period = "The school district shall evaluate the child for special education within 60 school days."
-    assert sentence_relevance(analysis, period).addressed == (0,)
-
-
-@pytest.mark.parametrize("sentence, addressed", [
-    ("No sign in a residential district shall exceed six feet in height.", True),
-    ("Signs in a residential district shall not be taller than 6 feet.", True),
-    # a size, but the distance between signs, not their height
-    ("Warning signs in a residential district shall be posted at intervals of not more than "
-     "75 feet.", False),
-])
-def test_how_high_is_answered_by_a_height(sentence, addressed):
-    analysis = question_analyse("How high can a sign be in a residential district?")
-    assert analysis.facets[0].unit == "height"
+def test_the_value_is_in_the_unit_the_question_asks_for(question, unit, sentence, addressed):
+    analysis = question_analyse(question)
+    assert analysis.facets[0].unit == unit
     assert bool(sentence_relevance(analysis, sentence).addressed) is addressed
 
 
