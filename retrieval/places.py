@@ -248,14 +248,13 @@ def _split_at_sentence_ends(matches: Iterable[re.Match]) -> Iterator[tuple[int, 
     sentence unless the word is an initial ("U.S.") or an abbreviation
     (:data:`_NAME_ABBREVIATIONS`)."""
     for match in matches:
-        start, text = match.start(), match.group()
+        start = match.start()
         for end in _SENTENCE_END_RE.finditer(match.group()):
             word = match.group()[:end.start()].rsplit(None, 1)[-1].strip(".").lower()
             if len(word) > 1 and "." not in word and word not in _NAME_ABBREVIATIONS:
-                cut = match.start() + end.start() - start
-                yield start, text[:cut]
-                start, text = match.start() + end.end(), match.string[match.start() + end.end():match.end()]
-        yield start, text
+                yield start, match.string[start:match.start() + end.start()]
+                start = match.start() + end.end()
+        yield start, match.string[start:match.end()]
 
 
 def _names(question: str) -> list[str]:

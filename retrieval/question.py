@@ -311,20 +311,35 @@ class QuestionAnalysis:
         }
 
 
-_UNIT_CUES: list[tuple[str, re.Pattern]] = [
-    ("money", re.compile(r"\b(?:fee|fees|fine|fines|cost|costs|charge|charges|price|paid|pay|pays|owe|owes"
-                         r"|bill|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
-                         r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
-    ("percent", re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
-    ("size", re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
-                        r"|\bhow far\b(?! (?:behind|in advance|ahead|back))"
-                        r"|\b(?:square feet|acres?|feet|inches|setbacks?|height|width|depth|distance"
-                        r"|frontage)\b", re.I)),
-    *[(unit, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
+_BOTH = (FactKind.DEADLINE, FactKind.AMOUNT)
+# (unit, the kinds of fact it is read for, its cue), first match wins.
+_UNIT_CUES: list[tuple[str, tuple[str, ...], re.Pattern]] = [
+    ("money", (FactKind.AMOUNT,),
+     re.compile(r"\b(?:fee|fees|fine|fines|cost|costs|charge|charges|price|paid|pay|pays|owe|owes"
+                r"|bill|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
+                r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
+    ("percent", _BOTH, re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
+    # "How tall / how high": a size that is a height, not the distance between two signs.
+    ("height", (FactKind.AMOUNT,), re.compile(r"\bhow (?:tall|high)\b|\bheight\b", re.I)),
+    ("size", (FactKind.AMOUNT,),
+     re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
+                r"|\bhow far\b(?! (?:behind|in advance|ahead|back))"
+                r"|\b(?:square feet|acres?|feet|inches|setbacks?|height|width|depth|distance"
+                r"|frontage)\b", re.I)),
+    *[(unit, _BOTH, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
       for unit in ("day", "week", "month", "year", "hour")],
     # "What boat ramp hours …", "what time does it close": hours of the clock, not a period.
-    ("clock", re.compile(rf"\b(?:{'|'.join(_TIME_OF_DAY_WORDS)})\b"
-                         r"|\bwhat (?:[a-z-]+ ){0,3}hours\b|\bwhat time\b(?! (?:limit|frame|period))", re.I)),
+    ("clock", _BOTH, re.compile(rf"\b(?:{'|'.join(_TIME_OF_DAY_WORDS)})\b"
+                                r"|\bwhat (?:[a-z-]+ ){0,3}hours\b|\bwhat time\b(?! (?:limit|frame|period))",
+                                re.I)),
+    # "How long is the confidentiality period?": a length of time, which "promptly" is not.
+    ("period", (FactKind.DEADLINE,), re.compile(r"\bhow long\b", re.I)),
+    # "Do I need a permit to build a shed?", "Does the county require a licence for …": the
+    # permit is what is asked about, so an answer names one.
+    ("permit", (FactKind.OBLIGATION, FactKind.PERMISSION),
+     re.compile(r"\b(?:need|needs|needed|require[sd]?|requiring|get|obtain|apply for|pull)\s+"
+                r"(?:a|an|any|the)?\s*(?:[a-z-]+\s+)?(?:permit|license|licence|variance|certificate)s?\b",
+                re.I)),
 ]
 
 
@@ -340,33 +355,12 @@ def cue_text(clause: str) -> str:
     return _CUE_POSSESSIVE_RE.sub(r"\1", clause).replace("’", "'")
 
 
-# "Do I need a permit to build a shed?", "Does the county require a licence for …": the
-# permit is what is asked about (the unit "permit": an answer names one).
-_NEEDS_PERMIT_RE = re.compile(
-    r"\b(?:need|needs|needed|require[sd]?|requiring|get|obtain|apply for|pull)\s+(?:a|an|any|the)?\s*"
-    r"(?:[a-z-]+\s+)?(?:permit|license|licence|variance|certificate)s?\b", re.I)
-
-
-_HOW_LONG_RE = re.compile(r"\bhow long\b", re.I)
-_HOW_TALL_RE = re.compile(r"\bhow (?:tall|high)\b|\bheight\b", re.I)
-
-
 def clause_unit(clause: str, kind: str) -> str:
-    """The unit a deadline or amount clause names ("how many school days" → day, "what
-    fee" → money, "how wide" → size), "permit" for an obligation or permission clause
-    that asks whether a permit is needed, or ""."""
-    if kind in (FactKind.OBLIGATION, FactKind.PERMISSION) and _NEEDS_PERMIT_RE.search(clause):
-        return "permit"
-    if kind not in (FactKind.DEADLINE, FactKind.AMOUNT):
-        return ""
+    """The unit a clause names (:data:`_UNIT_CUES`, read for the kinds of fact each
+    applies to): "how many school days" → day, "what fee" → money, "how wide" → size,
+    "how tall" → height, "how long" → period, "do I need a permit" → permit; or ""."""
     clause = cue_text(clause)
-    for unit, cue in _UNIT_CUES:
-        if cue.search(clause) and (unit not in ("money", "size") or kind == FactKind.AMOUNT):
-            return "height" if unit == "size" and _HOW_TALL_RE.search(clause) else unit
-    # "How long is the confidentiality period?": a length of time, which "promptly" is not.
-    if kind == FactKind.DEADLINE and _HOW_LONG_RE.search(clause):
-        return "period"
-    return ""
+    return next((unit for unit, kinds, cue in _UNIT_CUES if kind in kinds and cue.search(clause)), "")
 
 
 def fact_kind(clause: str) -> str:

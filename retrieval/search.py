@@ -306,10 +306,8 @@ def with_first_stage(reranked: Sequence[RetrievedChunk], first_stage: Sequence[R
     hedging between the two rankings keeps it in the context (issue 9). Chunks in
     ``first_stage`` order below ``reserve`` are never added."""
     chosen = list(reranked[:keep])
-    missing = [c for c in first_stage[:reserve] if all(c.chunk_pk != k.chunk_pk for k in chosen)]
-    if not missing:
-        return chosen
-    return chosen[: max(0, keep - len(missing))] + missing[:keep]
+    missing = [c for c in first_stage[:min(reserve, keep)] if all(c.chunk_pk != k.chunk_pk for k in chosen)]
+    return chosen[:keep - len(missing)] + missing if missing else chosen
 
 
 def _lane_capped(chunks: list[RetrievedChunk], caps: dict[str, int]) -> list[RetrievedChunk]:
