@@ -48,6 +48,12 @@ def stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
+# A zoning district's code as ordinances write it: a class letter or two, a hyphen, and a
+# number or a letter group ("R-1", "R-1A", "B-2", "I-1", "R-MHP", "R-A"). Capitals only,
+# so "a 2-story house" or "e-mail" is none.
+DISTRICT_CODE_RE = re.compile(r"(?<![\w-])([A-Z]{1,2}-(?:\d{1,2}[A-Z]?|[A-Z]{1,3}))(?![\w-])")
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercase word and number tokens of ``text``, in order (stopwords kept)."""
     return [t.lower() for t in TOKEN_RE.findall(text)]

@@ -19,7 +19,7 @@ from typing import Protocol
 from django.conf import settings
 from django.db import connection
 
-from ciq.text import INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
+from ciq.text import DISTRICT_CODE_RE, INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
 from retrieval.fts import fts_document_frequencies, fts_exists, fts_idf, fts_table
 from retrieval.fts_postgres import fts_search, phrase_terms
 from retrieval.index_writes import IndexWrites
@@ -107,10 +107,12 @@ class ChunkIndex(Protocol):
 
 
 def query_tokens(query: str) -> list[str]:
-    """The tokens a lexical index searches for: the question's distinct non-stopword,
-    non-instruction tokens, in order, at most :data:`MAX_QUERY_TERMS`."""
+    """The tokens a lexical index searches for: the zoning district codes the query names
+    ("r-1a", each searched as the phrase of its terms "r 1 a", which its parts alone are
+    too short or too common to find), then the query's distinct non-stopword,
+    non-instruction tokens, in order; at most :data:`MAX_QUERY_TERMS`."""
     seen: dict[str, None] = {}
-    for token in tokenize(query):
+    for token in [code.lower() for code in DISTRICT_CODE_RE.findall(query)] + tokenize(query):
         if token not in STOPWORDS and token not in INSTRUCTION_WORDS and (len(token) > 1 or token.isdigit()):
             seen.setdefault(token, None)
         if len(seen) >= MAX_QUERY_TERMS:

@@ -28,11 +28,12 @@ from ciq.text import content_terms, stem, tokenize
 # are one word's, which alone means something else: "hold on to" is "keep", but "hold a
 # hearing" keeps nothing; an ordinance "passed" assigns nothing ("pass on"), a business
 # "run" does not expire ("run out"), "the use of land" is no vacancy ("not in use"), a
-# dwelling "unit" no royalty ("per unit"). They count where the question writes them,
+# dwelling "unit" no royalty ("per unit"), and "back" is a setback only "far back from"
+# a line. They count where the question writes them,
 # in any inflection ("held off", "backing out"), never as a phrasing of another word.
 AS_WRITTEN_ONLY = frozenset(
     "hold up|hold off|hold on to|back out|back out of|pass on|turn down|run out|runs out"
-    "|give up|given up|not in use|per unit".split("|"))
+    "|give up|given up|not in use|per unit|far back from".split("|"))
 
 # One line a group: phrases separated by "|". The first phrase names the group.
 GROUPS = """
@@ -52,7 +53,8 @@ tree|trees|timber|vegetation
 cut down|take down|take out|remove|removal|cutting|cut|fell|felling
 house|home|dwelling|residence|residential|homeowner|single family
 build|construct|construction|erect|building|new house|structure
-business|home business|home occupation|occupation|commercial|enterprise|practice|profession
+business|occupation|commercial|enterprise|practice|profession
+home business|home occupation|home-based business|business from home|business out of my home
 rent|rental|lease|leasing|renting|tenant|landlord|lessee|lessor
 vacation rental|short term rental|short-term rental|transient lodging|vacationers|airbnb|rent by the night
 drone|quadcopter|unmanned aircraft|unmanned aircraft system|uas
@@ -86,9 +88,12 @@ interest|finance charge|late charge|late fee|interest rate|per annum
 cap|limit|maximum|not exceed|ceiling|at most|no more than|upper limit
 minimum|at least|no less than|floor|smallest
 debt|bond|bonds|indebtedness|borrowing|obligations
-size|big|large|area|square feet|dimension|dimensions|length|width|height|tall|wide|long
+size|big|large|area|square feet|dimension|dimensions
+height|tall|taller
+width|wide|wider
 far|distance|extend|project|protrude|stick out|reach
 lot|parcel|tract|acre|acres|acreage|lot size|lot area
+density|units per acre|homes per acre|houses per acre|dwelling units per acre|residential density
 horse|horses|livestock|animal|animals|equine|poultry|cattle
 garage sale|yard sale|sale of personal items|rummage sale|estate sale|temporary use
 permit|license|licence|approval|permission|certificate
@@ -103,7 +108,7 @@ injury|injured|injure|hurt|damages|harm|broke|broken
 contractor|bidder|bid|bidding|competitive bidding|vendor|supplier
 lowest bidder|lowest responsible bidder|low bid
 accessory dwelling|secondary dwelling|accessory dwelling unit|granny flat|in-law unit|guest house|adu
-setback|set back|yard|distance from property line|building line
+setback|set back|yard|distance from property line|building line|far back from
 measure|measured|measurement|calculate|computed
 eaves|overhang|roof overhang|wall|wall line
 day care|daycare|child care|childcare|nursery
@@ -205,7 +210,7 @@ nonconforming use|grandfathered|existing use|legal nonconforming
 accessory structure|shed|garage|outbuilding|detached building
 home occupation|home business|work from home|run a business from home
 height limit|maximum height|how tall|tall
-lot coverage|building footprint|how much of the lot
+lot coverage|building footprint|how much of the lot|building coverage|building cover
 public hearing|hearing|public comment|testimony
 appeal|challenge the decision|contest|review by the council
 notice of violation|citation|violation notice|ticket
@@ -316,7 +321,7 @@ def _table() -> tuple[dict[tuple[str, ...], tuple[tuple[str, ...], ...]], dict[t
 
 @lru_cache(maxsize=1)
 def _as_written() -> dict[str, list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]]]:
-    """The content stem of each :data:`AS_WRITTEN_ONLY` phrase → [(the phrase's token stems,
+    """The (last) content stem of each :data:`AS_WRITTEN_ONLY` phrase → [(the phrase's token stems,
     stopwords kept; the stem tuples of its group's other phrases)]."""
     found: dict[str, list] = {}
     for line in GROUPS.splitlines():
@@ -325,7 +330,7 @@ def _as_written() -> dict[str, list[tuple[tuple[str, ...], tuple[tuple[str, ...]
                       if p not in AS_WRITTEN_ONLY and (stems := tuple(content_terms(p))))
         for phrase in phrases:
             if phrase in AS_WRITTEN_ONLY:
-                (word,) = content_terms(phrase)
+                *_, word = content_terms(phrase)
                 found.setdefault(word, []).append((tuple(stem(t) for t in tokenize(phrase)), group))
     return found
 

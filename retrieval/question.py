@@ -26,7 +26,7 @@ from enum import StrEnum
 
 from lemminflect import getAllLemmas
 
-from ciq.text import STOPWORDS, content_terms, stem, tokenize
+from ciq.text import DISTRICT_CODE_RE, STOPWORDS, content_terms, stem, tokenize
 from retrieval.lexicon import alternatives, has_phrase, longest_phrases, written, written_alternatives
 from retrieval.lexicon import phrases as lexicon_phrases
 
@@ -229,6 +229,10 @@ class QuestionAnalysis:
     # "under the lease"), not "How long must a debt collector wait …" (:meth:`firm_scoped`,
     # ``retrieval.relevance.out_of_place``). True until routing says otherwise.
     firm: bool = True
+    # The zoning district codes the question names ("R-1", "R-1A", "B-2", "R-MHP";
+    # ``ciq.text.DISTRICT_CODE_RE``): each district has its own lot sizes and setbacks, so a
+    # passage that names none of them does not answer (``retrieval.relevance.out_of_place``).
+    codes: tuple[str, ...] = ()
 
     @property
     def topic(self) -> tuple[Term, ...]:
@@ -323,8 +327,8 @@ _UNIT_CUES: list[tuple[str, tuple[str, ...], re.Pattern]] = [
     ("height", (FactKind.AMOUNT,), re.compile(r"\bhow (?:tall|high)\b|\bheight\b", re.I)),
     ("size", (FactKind.AMOUNT,),
      re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
-                r"|\bhow far\b(?! (?:behind|in advance|ahead|back))"
-                r"|\b(?:square feet|acres?|feet|inches|setbacks?|height|width|depth|distance"
+                r"|\bhow far\b(?! (?:behind|in advance|ahead|back\b(?! from)))"
+                r"|\b(?:square feet|(?<!per )acres?|feet|inches|setbacks?|height|width|depth|distance"
                 r"|frontage)\b", re.I)),
     *[(unit, _BOTH, re.compile(rf"\bhow many (?:\w+ )?{unit}s\b|\b{unit}s? (?:notice|in advance)\b", re.I))
       for unit in ("day", "week", "month", "year", "hour")],
@@ -814,5 +818,6 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))
         result.append(replace(facet, terms=facet.terms + tuple(shared.values())))
     years = tuple(dict.fromkeys(YEAR_RE.findall(question)))
+    codes = tuple(dict.fromkeys(DISTRICT_CODE_RE.findall(question)))
     return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),
-                            years=years, situation=situation)
+                            years=years, situation=situation, codes=codes)

@@ -348,6 +348,15 @@ ASKS_ABOUT_ENACTMENT_RE = re.compile(
     r"|vote[ds]?)\b", re.I)
 
 
+def other_district(analysis: QuestionAnalysis, text: str) -> bool:
+    """Whether the question asks for a value of the zoning districts it names
+    (``QuestionAnalysis.codes``: a lot size, a setback, a height) and ``text`` names none
+    of them ("R-1" is not "R-1A"). Whether a use is allowed in a district may be answered
+    by a rule that names others: "permitted only in I-1 or I-2 zoning districts"."""
+    return bool(analysis.codes) and analysis.kind == FactKind.AMOUNT and not any(
+        re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text) for code in analysis.codes)
+
+
 def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bool:
     """Whether a passage of ``jurisdiction`` (its code) with ``text`` (its words, heading
     and title) lies outside the places the question confines itself to
@@ -357,8 +366,12 @@ def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bo
     ("appeal", "variance", "days"); a state statute that names the town is about it.
     A firm document (jurisdiction ``private``) is out of place unless the question may be
     answered by one (``QuestionAnalysis.firm``): a carrier's contract does not say how long
-    a debt collector must wait."""
+    a debt collector must wait. A question that names a zoning district
+    (``QuestionAnalysis.codes``: "the R-1 district") is answered only by a passage that
+    names one of them: another district's setbacks are not the R-1 ones."""
     if jurisdiction == PRIVATE and not analysis.firm:
+        return True
+    if other_district(analysis, text):
         return True
     if not analysis.places or any(jurisdiction == code for code, _ in analysis.places):
         return False

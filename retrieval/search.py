@@ -46,7 +46,7 @@ from retrieval.jurisdiction import statewide_jurisdictions
 from retrieval.models import Chunk, Lane, heading_for_pinpoint, page_label, section_path_at
 from retrieval.pinpoint import pinpoint_label, sentence_offset
 from retrieval.question import QuestionAnalysis
-from retrieval.relevance import sentence_relevance
+from retrieval.relevance import other_district, sentence_relevance
 
 SIMILARITY_WEIGHT = 0.8  # DESIGN.md §1: weighted = 0.8 × similarity + 0.2 × recency
 RECENCY_WEIGHT = 0.2
@@ -393,8 +393,8 @@ def chunks_retrieve(
         coverage = term_coverage(terms, idf, f"{doc.title}\n{chunk.heading}\n{chunk.text}")
         similarity = hit_similarity(hit, coverage, best)
         if analysis is not None:
-            signal = answer_signal(analysis, chunk.text, context=f"{doc.title}\n{chunk.heading}", idf=idf,
-                                   title=doc.title)
+            signal = 0.0 if other_district(analysis, chunk.text) else answer_signal(
+                analysis, chunk.text, context=f"{doc.title}\n{chunk.heading}", idf=idf, title=doc.title)
             similarity = (1 - ANSWER_WEIGHT) * similarity + ANSWER_WEIGHT * signal
         fresh = recency(doc.last_updated)
         candidates.append(

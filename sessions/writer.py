@@ -26,7 +26,7 @@ from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.meaning import prefetch, relevance_by_meaning
 from retrieval.question import YEAR_RE, QuestionAnalysis, act_parties
-from retrieval.relevance import Relevance, out_of_place, sentence_relevance
+from retrieval.relevance import Relevance, other_district, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
@@ -57,6 +57,7 @@ DRAFT_SENTENCES = 18
 PER_CHUNK_LIMIT = {"answer": 2, "draft": 4}
 REDUNDANCY_PENALTY = 0.6  # MMR-style (Carbonell & Goldstein 1998) weight of term overlap
 MIN_WORDS, MAX_WORDS = 6, 160  # legal sentences run long; an answer quotes whole ones
+MIN_ROW_WORDS = 3  # a label and its value
 DELTA_WORDS = 4
 
 
@@ -129,16 +130,18 @@ _ENUMERATOR_RE = re.compile(
 _FILLED_RE = re.compile(r"\{\{filled:([^}]*)\}\}")
 
 
-def clean_sentence(raw: str) -> str | None:
+def clean_sentence(raw: str, *, row: bool = False) -> str | None:
     """A source sentence made fit to quote, or None if it is not a quotable sentence
-    (too short or long, a heading, a list intro, mostly non-letters)."""
+    (too short or long, a heading, a list intro, mostly non-letters). A table ``row``
+    ("Minimum lot size: 3 acres.") states its fact in fewer words: it needs
+    :data:`MIN_ROW_WORDS`."""
     text = _FILLED_RE.sub(r"\1", raw)
     text = _MARKUP_RE.sub("", text)
     text = re.sub(r"\s+", " ", text).strip(" -–—")
     while (stripped := _ENUMERATOR_RE.sub("", text)) != text:  # "(5)(a) The owner …"
         text = stripped
     words = text.split()
-    if not (MIN_WORDS <= len(words) <= MAX_WORDS):
+    if not ((MIN_ROW_WORDS if row else MIN_WORDS) <= len(words) <= MAX_WORDS):
         return None
     letters = sum(ch.isalpha() for ch in text)
     if letters < 0.6 * len(text.replace(" ", "")) or text.upper() == text:
@@ -199,40 +202,98 @@ def table_sentences(text: str) -> list[str]:
     return sentences
 
 
-# A two-column schedule laid out with tabs (fee schedules converted from Word or PDF):
-# each cell on its own line after a tab, a label cell followed by its value cell; a label
-# with no value heads the group of rows under it ("Building Fees & Permits").
-_TABBED_VALUE_RE = re.compile(r"^(?:\$\s?\.?\d|\d[\d,.]*\s*(?:%|percent|dollars?)|N/C$"
-                              r"|No (?:[\w&]+ )?charge\b|Free\b|None$|(?:Per|@) .*\$\s?\.?\d)", re.I)
+# A two-column schedule laid out with tabs (fee schedules and dimensional standards
+# converted from Word or PDF): each cell on its own line after a tab, a label cell
+# followed by its value cell; a label with no value of its own heads the group of rows
+# under it ("Building Fees & Permits", "Maximum building height").
+_TABBED_VALUE_RE = re.compile(
+    r"^(?:\$\s?\.?\d|\d[\d,.]*\s*(?:%|percent|dollars?)|N/C$|No (?:[\w&]+ )?charge\b|Free\b|None$"
+    r"|(?:Per|@) .*\$\s?\.?\d"
+    # a dimensional standard: "50 feet", "200–300 feet*", "35/35 feet", "9 acres", "10 units per acre"
+    r"|\d[\d,.]*(?:\s*[–/-]\s*\d[\d,.]*)?\s*(?:feet|foot|ft\b|acres?\b|sq(?:uare|\.)?\s*(?:feet|ft)"
+    r"|stories\b|story\b|inches\b|miles?\b|units? per acre))", re.I)
 TABBED_MIN_VALUES = 3  # fewer tab-led values is prose with a stray tab, not a schedule
+
+
+@dataclass
+class _TabCell:
+    """One cell of a tab-laid schedule: its text, its indent (spaces after the tab) and
+    whether an empty cell follows it (the empty value cell of a group's heading)."""
+
+    text: str
+    indent: int
+    opens: bool = False
+    value: bool = False
+
+
+def _tab_cells(text: str) -> list[_TabCell]:
+    """The non-empty cells of ``text``: a cell starts on a line that begins with a tab or
+    with no indent; a line indented with spaces continues the cell above."""
+    raw: list[_TabCell] = []
+    for line in text.splitlines():
+        body = line[1:] if line.startswith("\t") else line
+        stripped = " ".join(line.split())
+        if line.startswith("\t") or not raw or not line[:1].isspace():
+            raw.append(_TabCell(stripped, len(body) - len(body.lstrip(" "))))
+        elif stripped:
+            raw[-1].text = f"{raw[-1].text} {stripped}".strip()
+    for cell, after in zip(raw, raw[1:], strict=False):
+        cell.opens = not after.text
+    cells = [c for c in raw if c.text]
+    for cell in cells:
+        cell.value = bool(_TABBED_VALUE_RE.match(cell.text)) and len(cell.text) <= 60
+    return cells
+
+
+def _heads_group(cells: list[_TabCell], i: int) -> bool:
+    """Whether cell ``i`` heads a group: a short label without figures whose value cell is
+    empty, or whose next cell is a label indented under it with a value of its own."""
+    cell, after = cells[i], cells[i + 1:i + 3]
+    letters = sum(ch.isalpha() for ch in cell.text)
+    if re.search(r"[\d$]", cell.text) or len(cell.text.split()) > 8 or letters < 3:
+        return False
+    if not after or after[0].value:
+        return False
+    return cell.opens or (after[0].indent > cell.indent and len(after) > 1 and after[1].value)
 
 
 def tabbed_sentences(text: str) -> list[str]:
     """Rows of a tab-laid schedule in ``text`` as sentences: "Group — label: value."
-    (e.g. "Building Fees & Permits — Dwelling or Addition: $0.20/sq ft-$75 Minimum.").
-    A cell starts on a line that begins with a tab or with no indent; a line indented with
-    spaces continues the cell above. Text with fewer than :data:`TABBED_MIN_VALUES` tab-led values has no
-    schedule: []."""
-    cells: list[str] = []
-    for line in text.splitlines():
-        stripped = re.sub(r"\s+", " ", line).strip()
-        if line.startswith("\t") or not cells or not line[:1].isspace():
-            cells.append(stripped)
-        elif stripped:
-            cells[-1] = f"{cells[-1]} {stripped}".strip()
-    cells = [c for c in cells if c]
-    values = [bool(_TABBED_VALUE_RE.match(c)) and len(c) <= 60 for c in cells]
-    if sum(values) < TABBED_MIN_VALUES:
+    (e.g. "Building Fees & Permits — Dwelling or Addition: $0.20/sq ft-$75 Minimum.",
+    "Maximum building height — Principal structures: 40 feet."). A group holds the rows
+    after its heading that are indented as deep as its first row (one space of ragged
+    alignment allowed); a row indented less or a paragraph ends it, and so does a label
+    whose value is not read unless it is indented as a row of the group. A label followed
+    by two values is a row of a grid of more than two columns ("Lattice", "5,000 feet",
+    "5,000 feet", "1,500 feet"), which has no one value: it is not read. Text with fewer
+    than :data:`TABBED_MIN_VALUES` tab-led values has no schedule: []."""
+    cells = _tab_cells(text)
+    if sum(c.value for c in cells) < TABBED_MIN_VALUES:
         return []
-    rows, group = [], ""
+    rows: list[str] = []
+    group, group_indent, member_indent = "", 0, None
+    unread = False  # the cell before was a label whose value is not read: this cell is that value
     for i, cell in enumerate(cells):
-        if values[i] or not any(ch.isalpha() for ch in cell) or len(cell.split()) > 24:
+        if cell.value or unread or not any(ch.isalpha() for ch in cell.text):
+            unread = False
             continue
-        if i + 1 < len(cells) and values[i + 1]:
-            label = cell.rstrip(" :")
-            rows.append(f"{group} — {label}: {cells[i + 1]}." if group else f"{label}: {cells[i + 1]}.")
-        elif i + 1 < len(cells) and not re.search(r"[\d$]", cell) and len(cell.split()) <= 8:
-            group = cell.rstrip(" :")
+        value = cells[i + 1] if i + 1 < len(cells) and cells[i + 1].value else None
+        grid = i + 2 < len(cells) and cells[i + 2].value
+        if value and not grid and len(cell.text.split()) <= 24:
+            if group and member_indent is None:
+                member_indent = cell.indent if cell.indent >= group_indent else None
+                group = group if member_indent is not None else ""
+            elif group and cell.indent < member_indent - 1:
+                group = ""
+            label = cell.text.rstrip(" :")
+            rows.append(f"{group} — {label}: {value.text}." if group else f"{label}: {value.text}.")
+        elif _heads_group(cells, i):
+            group, group_indent, member_indent = cell.text.rstrip(" :"), cell.indent, None
+        else:
+            short = len(cell.text.split()) <= 8 and not cell.text.endswith(":")
+            member = member_indent is not None and cell.indent >= member_indent - 1
+            group = group if member and short else ""
+            unread = short
     return rows
 
 
@@ -276,6 +337,22 @@ def _chunk_sentences(chunk: RetrievedChunk) -> tuple[list[str], int]:
     return prose + table_sentences(chunk.text) + tabbed_sentences(chunk.text), len(prose)
 
 
+DISTRICT_LOOKBACK = 300  # characters before a sentence that may name the district it is under
+
+
+def district_scope(chunk: RetrievedChunk, sentence: str, *, row: bool = False) -> str:
+    """The text that says which zoning district ``sentence`` (as :func:`_chunk_sentences`
+    gives it) of ``chunk`` is about: the document title, the chunk's headings, the
+    sentence and the :data:`DISTRICT_LOOKBACK` characters before it in the chunk (a
+    table's introduction: "The following standards apply … in the R-1 district:"). A
+    chunk that ends one district's table and starts the next names both, so the chunk
+    as a whole cannot say."""
+    start = sentence.split(" — ")[-1].split(":")[0] if row else sentence[:40]
+    at = chunk.text.find(start.strip())
+    before = chunk.text[max(0, at - DISTRICT_LOOKBACK):at] if at > 0 else ""
+    return "\n".join([chunk.document_title, *chunk.heading_path, chunk.heading, before, sentence])
+
+
 def candidates_for(request: WriteRequest) -> list[Candidate]:
     """Quotable sentences of the request's chunks with their relevance, best first.
 
@@ -299,7 +376,7 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
         elsewhere = analysis is not None and out_of_place(
             analysis, chunk.jurisdiction, f"{chunk.document_title}\n{chunk.heading}\n{chunk.text}")
         for position, sentence in enumerate(raw):
-            text = clean_sentence(sentence)
+            text = clean_sentence(sentence, row=position >= prose)
             if text is None:
                 continue
             key = normalise_sentence(text)
@@ -314,7 +391,8 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
             around = " ".join(raw[max(0, position - 1):position] + raw[position + 1:position + 2])
             reading = {"context": f"{chunk.document_title}\n{chunk.heading}\n{around}", "idf": weights,
                        "title": chunk.document_title, "scope": f"{chunk.document_title}\n{chunk.heading}",
-                       "elsewhere": elsewhere}
+                       "elsewhere": elsewhere or (bool(analysis.codes) and other_district(
+                           analysis, district_scope(chunk, sentence, row=position >= prose)))}
             facets = sentence_relevance(analysis, text, **reading)
             candidate = Candidate(chunk, position, text, terms, facets.score, facets, row=position >= prose)
             if by_meaning and facets.near:

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval.lexicon import alternatives
 from retrieval.question import question_analyse
-from retrieval.relevance import ASKS_ABOUT_MEETING_RE
+from retrieval.relevance import ASKS_ABOUT_MEETING_RE, sentence_relevance
 
 
 @pytest.mark.parametrize("verb", ["hold", "pass", "run", "back", "turn", "give", "us", "unit"])
@@ -20,6 +20,22 @@ def test_a_fence_is_no_wall_and_a_permission_no_authority():
     assert ("wall",) not in alternatives(("fenc",))  # "exterior walls" of a house
     assert ("author",) not in alternatives(("permiss",))  # "Authority" stems as "authorization"
     assert ("permit",) in alternatives(("permiss",))
+
+
+def test_a_width_is_no_height_and_no_lot_size():
+    # "Minimum Lot Size — House: 8,000 Square Feet" does not say how wide a lot must be
+    assert ("width",) not in alternatives(("size",)) and ("height",) not in alternatives(("width",))
+    assert ("wide",) in alternatives(("width",)) and ("tall",) in alternatives(("height",))
+    width = question_analyse("What's the minimum lot width?")
+    size = sentence_relevance(width, "Minimum Lot Size — House: 8,000 Square Feet.").coverage[0]
+    assert sentence_relevance(width, "Minimum Lot Width: 70 Feet.").coverage[0] == 1.0 > size
+
+
+def test_a_home_occupation_is_no_commercial_use():
+    # "Building Fees & Permits — Commercial & Industrial: $0.10/sq ft" is not the fee of a
+    # home occupation permit, though a business run from home is one
+    assert ("commerci",) not in alternatives(("home", "occup"))
+    assert ("home", "busi") in alternatives(("home", "occup")) and ("occup",) in alternatives(("busi",))
 
 
 def test_putting_a_tank_on_a_lot_is_installing_it():
