@@ -156,6 +156,10 @@ _SIZE = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:square |sq\.? ?|linear )?"
          r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|metres?|stories|storeys)\b"
          r"|\d\s*(?:'|′|\")")
 
+_LENGTH = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:linear )?"
+           r"(?:feet|foot|ft\.?|inches|inch|yards?|meters?|metres?|stories|storeys)\b"
+           r"|\d\s*(?:'|′|\")")
+
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
     # A cost may be stated as a rate ("a late charge equal to 1.5% per month").
@@ -169,8 +173,9 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
     # "How tall / how high": a size that is a height ("not exceed six feet in height", "35
     # feet above grade", "elevated to at least 1 foot above the base flood elevation", "two
     # stories"), not the 75 feet between warning signs.
+    # An area is no height: "1-story: 1,000 square feet" is a floor area.
     "height": re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)"
-                         rf"|storeys?)\b).*?(?:{_SIZE})", re.I | re.S),
+                         rf"|storeys?)\b).*?(?:{_LENGTH})", re.I | re.S),
     "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",

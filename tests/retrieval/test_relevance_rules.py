@@ -51,6 +51,7 @@ COPIES = "What does it cost to get copies of public records?"
 NDA_TERM = "How long does the confidentiality obligation under the NDA last?"
 EVALUATION = "How long does a school district have to evaluate a child for special education?"
 SIGN = "How high can a sign be in a residential district?"
+HOUSE = "How tall can a house be?"
 
 
 @pytest.mark.parametrize("question, unit, sentence, addressed", [
@@ -76,6 +77,9 @@ SIGN = "How high can a sign be in a residential district?"
     (SIGN, "height", "Signs in a residential district shall not be taller than 6 feet.", True),
     (SIGN, "height", "Warning signs in a residential district shall be posted at intervals of not more "
                      "than 75 feet.", False),
+    # an area is no height, though a story is named beside it
+    (HOUSE, "height", "No house shall exceed 35 feet in height.", True),
+    (HOUSE, "height", "Minimum residential living area of a house — 1-story: 1,000 square feet.", False),
 ])
 def test_the_value_is_in_the_unit_the_question_asks_for(question, unit, sentence, addressed):
     analysis = question_analyse(question)
