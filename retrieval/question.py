@@ -534,7 +534,22 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
         term = next((t for t in terms if stem(act) in t.stems), None)
         if term is not None and act not in LIGHT_VERBS and not any(x in HEAD_NOUNS for x in term.stems):
             keys.setdefault(term.key, term)
+    # "Can a lender refuse a loan because I get public assistance?": the ground of the act
+    # says which rule answers; one about another ground ("because an applicant comes from
+    # a particular country") does not. Its words but verbs and pronouns are keys.
+    for m in _GROUND_RE.finditer(clause):
+        for word in _RAW_WORD_RE.findall(m.group("ground")):
+            low = word.lower()
+            if not low[0].isalpha() or low in STOPWORDS or low in LIGHT_VERBS or low in _SUBJECT_PRONOUNS:
+                continue
+            term = next((t for t in terms if stem(low) in t.stems and not t.verbal), None)
+            if term is not None:
+                keys.setdefault(term.key, term)
     return tuple(keys.values())
+
+
+_GROUND_RE = re.compile(r"\b(?:because(?: of)?|on the basis of|on account of|based on)\s+(?P<ground>[^,;?]+)",
+                        re.I)
 
 
 _PERMIT_FOR_ACT_RE = re.compile(

@@ -527,3 +527,23 @@ def test_the_words_for_a_contract_are_scope_only_inside_a_contract(demo_workspac
                                     workspace=demo_workspace)
     assert route.documents and "agreement" in {t.key for t in analysis.topic}
     assert "agreement" not in route.names
+
+
+@pytest.mark.parametrize("question, keys", [
+    ("Can a lender refuse a loan because I get public assistance?", ["public", "assist"]),
+    ("Can my landlord evict me because of my age?", ["ag"]),
+    ("Can I be fired because I filed a complaint?", ["complaint"]),
+])
+def test_the_ground_of_an_act_says_which_rule_answers(question, keys):
+    analysis = question_analyse(question)
+    assert [t.key for t in analysis.facets[0].keys] == keys
+
+
+def test_a_rule_about_another_ground_does_not_answer():
+    analysis = question_analyse("Can a lender refuse a loan because I get public assistance?")
+    country = ("A creditor may not refuse to grant credit because an applicant comes from a particular "
+               "country but may take the applicant's immigration status into account.")
+    assert not sentence_relevance(analysis, country).addressed
+    ground = ("A lender shall not refuse a loan because all or part of the applicant's income derives "
+              "from any public assistance program.")
+    assert sentence_relevance(analysis, ground).addressed == (0,)
