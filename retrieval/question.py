@@ -71,6 +71,8 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         # A setback, a height or a width is a distance ("What front yard setback does … require").
         r"|\bwhat(?:'s| is| are| was)? (?:the )?(?:[a-z-]+ ){0,3}?(?:setbacks?|height|width|depth|distance"
         r"|frontage|lot size)\b"
+        # "What's the biggest dock allowed": a superlative of size asks for a size.
+        r"|\bwhat(?:'s| is| are| was)? the (?:biggest|largest|smallest|widest|deepest|tallest|highest)\b"
         r"|\bat what (?:size|amount|point|level)\b|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
         r"|ceiling)\b|\bwhat (?:does|did|do|will|would|can|could) .{1,60} (?:charge|cost|pay|owe|bill)\b"
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
@@ -324,9 +326,11 @@ _UNIT_CUES: list[tuple[str, tuple[str, ...], re.Pattern]] = [
                 r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
     ("percent", _BOTH, re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
     # "How tall / how high": a size that is a height, not the distance between two signs.
-    ("height", (FactKind.AMOUNT,), re.compile(r"\bhow (?:tall|high)\b|\bheight\b", re.I)),
+    ("height", (FactKind.AMOUNT,),
+     re.compile(r"\bhow (?:tall|high)\b|\bheight\b|\b(?:tallest|highest)\b", re.I)),
     ("size", (FactKind.AMOUNT,),
      re.compile(r"\bhow (?:wide|tall|high|deep|big|large|small|close)\b"
+                r"|\b(?:biggest|largest|smallest|widest|deepest)\b"
                 r"|\bhow far\b(?! (?:behind|in advance|ahead|back\b(?! from)))"
                 r"|\b(?:square feet|(?<!per )acres?|feet|inches|setbacks?|height|width|depth|distance"
                 r"|frontage)\b", re.I)),

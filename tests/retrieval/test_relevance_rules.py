@@ -547,3 +547,15 @@ def test_a_rule_about_another_ground_does_not_answer():
     ground = ("A lender shall not refuse a loan because all or part of the applicant's income derives "
               "from any public assistance program.")
     assert sentence_relevance(analysis, ground).addressed == (0,)
+
+
+@pytest.mark.parametrize("question, unit", [
+    ("What's the biggest dock allowed in Rivergrove?", "size"),
+    ("What is the largest sign allowed?", "size"),
+    ("What's the tallest fence allowed?", "height"),
+])
+def test_a_superlative_of_size_asks_for_a_size(question, unit):
+    analysis = question_analyse(question)
+    assert (analysis.kind, analysis.facets[0].unit) == ("amount", unit)
+    # "Type III Review for a dock: New Deposit $2,500" is a price, not a size
+    assert not sentence_relevance(analysis, "Type III Review for a dock or a sign: New Deposit $2,500.").addressed
