@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ciq.text import TOKEN_RE
-from verification.evidence import Quantity, quantities, token_offsets, token_term
+from verification.evidence import (
+    Quantity,
+    outside_bounds,
+    quantities,
+    token_offsets,
+    token_term,
+    tokens_terms,
+)
 from verification.lexicon import (
     EXCEPTION,
     HEDGES,
@@ -59,7 +66,7 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
     """The deontic stance of a token sequence: "restrict" (only / except), "prohibit",
     "neg", "oblige", "permit" or "assert". Compared between claim and evidence to find
     modality and negation clashes ("must" vs "may", "may not" vs "may")."""
-    toks = set(tokens)
+    toks = set(outside_bounds(tokens))
     neg = bool(toks & NEGATION) or bool(toks & PROHIBITION)
     oblige = bool(toks & OBLIGATION)
     permit = bool(toks & PERMISSION)
@@ -87,7 +94,7 @@ def claim_info(text: str, words: tuple[tuple[str, float], ...]) -> ClaimInfo:
     matches = list(TOKEN_RE.finditer(text))
     raw = [m.group() for m in matches]
     toks = [t.lower() for t in raw]
-    terms = [token_term(t) for t in toks]
+    terms = tokens_terms(toks)
     depth, in_parens = 0, []
     last = 0
     for m in matches:

@@ -6,13 +6,22 @@ evidence chunk (cached per chunk text). The claim analysis uses the same tokens 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from ciq.text import STOPWORDS, TOKEN_RE, stem
-from verification.lexicon import IRREGULAR_FORMS, MODAL_PLAIN, NUMBER_WORDS, QUANTIFIERS, canonical
+from verification.lexicon import (
+    IRREGULAR_FORMS,
+    LOWER_BOUNDS,
+    MODAL_PLAIN,
+    NUMBER_WORDS,
+    QUANTIFIERS,
+    UPPER_BOUNDS,
+    canonical,
+)
 
 # --------------------------------------------------------------------------------------
 # Text analysis shared by claims and evidence
@@ -21,7 +30,8 @@ from verification.lexicon import IRREGULAR_FORMS, MODAL_PLAIN, NUMBER_WORDS, QUA
 @dataclass(frozen=True)
 class Quantity:
     """A number with its unit: ``value`` as float, ``unit`` in day/week/month/year/hour/
-    minute/usd/pct/year_date or "" for a bare number; ``text`` as written."""
+    minute/usd/pct/year_date/times (a multiple: "two or more times the minimum lot size")
+    or "" for a bare number; ``text`` as written."""
 
     value: float
     unit: str
@@ -32,6 +42,7 @@ _UNIT = {
     "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
     "months": "month", "year": "year", "years": "year", "hour": "hour", "hours": "hour",
     "minute": "minute", "minutes": "minute", "%": "pct", "percent": "pct", "per cent": "pct",
+    "times": "times",
 }
 _NUMWORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 QUANTITY_RE = re.compile(
@@ -40,8 +51,10 @@ QUANTITY_RE = re.compile(
     rf"|\b(?:{_NUMWORD})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?\b)"
     r"(?:\s*\(\s*\d[\d,]*\s*\))?"
     r"(?:\s*(?P<mult>million|billion|thousand)\b)?"
-    r"(?:\s*(?:calendar|business|working|consecutive)?\s*"
-    r"(?P<unit>%|percent\b|per cent\b|days?\b|weeks?\b|months?\b|years?\b|hours?\b|minutes?\b))?",
+    # "30 or more days", "two or more times": a bound between the number and its unit.
+    r"(?:\s*(?:or\s+(?:more|less|fewer)\s+)?(?:calendar|business|working|consecutive)?\s*"
+    r"(?P<unit>%|percent\b|per cent\b|days?\b|weeks?\b|months?\b|years?\b|hours?\b|minutes?\b"
+    r"|times\b))?",
     re.IGNORECASE,
 )
 _MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
@@ -107,6 +120,47 @@ def token_term(token: str) -> str | None:
     if token in STOPWORDS or token in MODAL_PLAIN or token in QUANTIFIERS or len(token) < 2:
         return None
     return canonical(stem(IRREGULAR_FORMS.get(token, token)))
+
+
+def _bound_phrases() -> dict[tuple[str, ...], str | None]:
+    phrases: dict[tuple[str, ...], str | None] = dict.fromkeys(
+        (tuple(p.split()) for p in UPPER_BOUNDS), None)
+    phrases.update(dict.fromkeys((tuple(p.split()) for p in LOWER_BOUNDS), token_term("least")))
+    return phrases
+
+
+_BOUNDS = _bound_phrases()
+_BOUND_LENGTHS = sorted({len(p) for p in _BOUNDS}, reverse=True)
+
+
+def tokens_terms(tokens: Sequence[str]) -> list[str | None]:
+    """The comparison terms of a sequence of lowercase tokens (:func:`token_term` of each),
+    with a bound read as one term whatever its words (:data:`~verification.lexicon.UPPER_BOUNDS`):
+    "no later than 30 days" as "within 30 days", "no less than 6 inches" as "at least 6
+    inches". The phrase's term stands on its first token, its other tokens have none."""
+    out = [token_term(t) for t in tokens]
+    for i, size in bounds(tokens):
+        out[i : i + size] = [_BOUNDS[tuple(tokens[i : i + size])]] + [None] * (size - 1)
+    return out
+
+
+def bounds(tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """``[(start, length), ...]`` of the bound phrases among lowercase ``tokens``, longest
+    phrase first at each position ("no later than", "at least")."""
+    found, i = [], 0
+    while i < len(tokens):
+        size = next((n for n in _BOUND_LENGTHS if tuple(tokens[i : i + n]) in _BOUNDS), 0)
+        if size:
+            found.append((i, size))
+        i += max(size, 1)
+    return found
+
+
+def outside_bounds(tokens: Sequence[str]) -> list[str]:
+    """``tokens`` without the words of their bound phrases: the "no" of "no later than"
+    negates nothing."""
+    inside = {j for i, size in bounds(tokens) for j in range(i, i + size)}
+    return [t for j, t in enumerate(tokens) if j not in inside]
 
 
 def token_offsets(text: str) -> list[tuple[str, int]]:
@@ -218,7 +272,7 @@ def prepare_chunk(text: str) -> PreparedChunk:
     for s, e in split_sentences(text):
         body = text[s:e]
         toks = token_offsets(body)
-        terms = [token_term(t) for t, _ in toks]
+        terms = tokens_terms([t for t, _ in toks])
         sentences.append(
             Sentence(s, e, toks, terms, [body[off].isupper() for _, off in toks],
                       quantities(body), _clause_ids(body, toks), lead)

@@ -190,6 +190,30 @@ MODAL_PHRASES: tuple[tuple[str, str], ...] = (
     ("shall have the right", "may"), ("can", "may"), ("may", "may"),
 )
 
+# Bounds said in other words (issue 10: paraphrase recognised). A deadline or an upper
+# bound is "within 30 days" = "no later than 30 days" = "by the 30th day at the latest",
+# and "at most 4 feet" = "no more than 4 feet" = "a maximum of 4 feet"; "within", "most"
+# and "more" are stopwords, so an upper bound reads as no term ("shall not exceed" stays
+# a modal verb and its verb: a claim may say that the area "may exceed" it).
+# A lower bound is "at least" = "no less than" = "a minimum of" = "10 or more", read as
+# the term of "least". After the Federal Plain Language Guidelines (rev. 1, May 2011),
+# "Use simple words and phrases" ("not later than 10 May: by 10 May"; "maximum: most";
+# "minimum: least"). Their "no" and "not" negate nothing (:mod:`verification.reading`).
+UPPER_BOUNDS = (
+    "no later than", "not later than", "never later than", "at the latest", "at the very latest",
+    "no greater than", "not greater than", "no larger than", "not larger than",
+    "no longer than", "not longer than", "a maximum of", "maximum of", "at a maximum",
+    "or less", "or fewer",
+)
+LOWER_BOUNDS = (
+    "at least", "no less than", "not less than", "no fewer than", "not fewer than",
+    "no smaller than", "not smaller than", "no shorter than", "not shorter than",
+    "no earlier than", "not earlier than", "a minimum of", "minimum of", "at a minimum",
+    "or more", "or greater", "or longer",
+)
+# Comparatives that pick one of two amounts ("whichever is less" = "whichever is smaller").
+_SYNONYM_GROUPS += ["less smaller lesser lower fewer", "greater larger higher bigger"]
+
 SYNONYMS: dict[str, str] = {}
 for _group in _SYNONYM_GROUPS:
     _stems = [stem(w) for w in _group.split()]

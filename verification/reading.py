@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ciq.text import STOPWORDS
-from verification.evidence import split_sentences, token_offsets, token_term
+from verification.evidence import split_sentences, token_offsets, token_term, tokens_terms
 from verification.lexicon import MODAL_PHRASES
 
 # Roles that laws and contracts give parties; with capitalised names, the parties.
@@ -68,7 +68,7 @@ def negations(text: str) -> int:
 
 
 _QUANTITY_NEG_RE = re.compile(
-    r"\b(?:not|no)\s+(?:more|less|later|earlier|fewer|greater|sooner)\s+than\b")
+    r"\b(?:not|no)\s+(?:more|less|later|earlier|fewer|greater|sooner|smaller|larger|shorter|longer)\s+than\b")
 # "No. 16" is a number, not a negation.
 _POLARITY_RE = re.compile(
     r"\b(?:not|no(?!\.\s*\d)|never|none|nothing|neither|nor|cannot|without)\b|n't\b")
@@ -91,7 +91,7 @@ def negative(text: str, scope: Collection[str] | None = None) -> bool:
 
 def terms(text: str) -> list[str]:
     """Comparison terms of ``text`` in order (stopwords and modal words left out)."""
-    return [t for t in (token_term(tok) for tok, _ in token_offsets(text)) if t]
+    return [t for t in tokens_terms([tok for tok, _ in token_offsets(text)]) if t]
 
 
 def parties(text: str) -> list[str]:

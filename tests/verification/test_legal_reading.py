@@ -10,7 +10,7 @@ from verification.clash import party_clash, sentence_clash
 from verification.evidence import token_term
 from verification.judge import EvidenceChunk, RuleJudge
 from verification.models import Verdict
-from verification.reading import modals, negative
+from verification.reading import modals, negative, terms
 from verification.skeptic import ClaimDraft, claim_type, substantive_words
 
 # 12 CFR 1072.170(j), a CUAD maintenance agreement, and Rivergrove Ord. 54-89C.
@@ -197,9 +197,10 @@ def test_words_said_in_other_words_support_a_paraphrase(monkeypatch):
     from verification.alignment import SOFT_MATCH, similarities
 
     monkeypatch.setenv("CIQ_JUDGE_MINILM", "on")
+    # ("no later than" now reads as "within" by word: "bill" is said in other words.)
     claim = ("MORPHO must pay every charge under this Agreement, the annual upkeep charge "
-             "included, no later than 30 days after it gets a valid invoice from XIMAGE.")
-    sims = similarities(claim, ["upkeep"], CHARGES)
+             "included, within 30 days after it gets a valid bill from XIMAGE.")
+    sims = similarities(claim, ["upkeep", "bill"], CHARGES)
     assert min(sims) >= SOFT_MATCH
     judgement = _verify(claim, CHARGES)
     assert judgement.verdict == Verdict.SUPPORTED
@@ -263,3 +264,41 @@ def test_barred_is_read_as_a_modal_not_as_a_topic_word(monkeypatch):
     assert token_term("barred") is None
     assert _verify("The Distributor is barred from exporting any Products or related information outside "
                    "of Taiwan.", evidence).verdict == Verdict.SUPPORTED
+
+
+# 12 CFR 1011.4(a), a CUAD sponsorship agreement (GSV Inc.) and Rivergrove Ord. 68-2000.
+DISCLAIMER = ("If the material or literature consists of more than one page, it shall appear at "
+              "the bottom of the front page. The disclaimer statement shall be set in type of at "
+              "least ten point font.")
+REVENUE_SHARE = ("e) Client will pay Excite its variable revenue share payments within thirty (30) "
+                 "days after the close of each month.")
+LOT_SIZE = ("(c)** Nothing herein shall prohibit the partitioning or subdividing of an existing lot "
+            "that is two or more times the minimum lot size specified in the development code.")
+
+
+@pytest.mark.parametrize("one, other", [
+    ("no later than 30 days", "within 30 days"), ("at the latest", ""),
+    ("no less than 6 inches", "at least 6 inches"), ("a minimum of 6 inches", "6 or more inches"),
+    ("a maximum of 10 percent", "at most 10 percent"), ("whichever is smaller", "whichever is less"),
+])
+def test_a_bound_reads_the_same_whatever_its_words(one, other):
+    assert set(terms(one)) == set(terms(other))
+    assert not negative(f"The fee is due {one}.")
+
+
+@pytest.mark.parametrize("claim, evidence", [
+    ("The Client has to pay Excite its variable revenue share no later than 30 days after the "
+     "close of each month.", REVENUE_SHARE),
+    ("The disclaimer statement must be set in type no smaller than 10 point.", DISCLAIMER),
+])
+def test_a_bound_in_other_words_supports_without_minilm(monkeypatch, claim, evidence):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert _verify(claim, evidence).verdict == Verdict.SUPPORTED
+
+
+def test_a_changed_multiple_is_a_clash(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    tripled = _verify("An existing lot that is at least three times the minimum lot size may be "
+                      "partitioned or subdivided.", LOT_SIZE)
+    assert tripled.verdict == Verdict.CONTRADICTED
+    assert "two or more times" in tripled.clash_pair
