@@ -138,6 +138,27 @@ _SYNONYM_GROUPS = [
     "weekly week",
     "annual annually yearly",
     "freight shipping",
+    "select choose pick elect",
+    "practicable practical feasible",
+    "determine decide",
+    # Legal words and their everyday equivalents, after the definitions of Black's Law
+    # Dictionary (11th ed.) and B. Garner, A Dictionary of Modern Legal Usage (3rd ed.):
+    # an attorney is a lawyer, a rescission a cancellation, a permit lapses when it expires,
+    # a person "deemed" to have done a thing is "treated as" having done it, written notice
+    # "in advance" is prior notice, consent not "withheld" is not refused.
+    "purchaser buyer",
+    "revoke revocation rescind rescission cancel cancellation",
+    "attorney lawyer",
+    "employee worker workers",
+    "terminate lapse",
+    "deem treat",
+    "acknowledge admit",
+    "respond response responsive answer reply",
+    "withhold refuse decline",
+    "dispute disagree contest",
+    "previous advance",
+    "excavate excavation dig",
+    "impose levy charge",
 ]
 
 # Irregular verb forms Porter stemming leaves apart ("sold" vs "sell"): each maps onto the
@@ -151,6 +172,7 @@ IRREGULAR_FORMS: dict[str, str] = {
     "spent": "spend", "won": "win", "withdrew": "withdraw", "withdrawn": "withdraw",
     "lost": "lose", "laid": "lay", "left": "leave", "meant": "mean", "built": "build",
     "dealt": "deal", "understood": "understand", "forbade": "forbid", "forbidden": "forbid",
+    "dug": "dig",
 }
 
 # Words that only carry the modality of a rewording ("is required to" = "shall", "is

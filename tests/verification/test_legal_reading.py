@@ -302,3 +302,31 @@ def test_a_changed_multiple_is_a_clash(monkeypatch):
                       "partitioned or subdivided.", LOT_SIZE)
     assert tripled.verdict == Verdict.CONTRADICTED
     assert "two or more times" in tripled.clash_pair
+
+
+# 12 CFR 1011.2, 12 CFR 1090.103(b) and a Rivergrove interpretation of balanced cut and fill.
+REVOCATION = ("All purchasers have the option to revoke a contract or lease with regard to a lot not "
+              "exempt under §§ 1010.5 through 1010.11 and 1010.14 until midnight of the seventh day "
+              "after the day that the purchaser signs a contract or lease.")
+NO_RESPONSE = ("A person who fails to respond to the Bureau's written communication within 45 days "
+               "will be deemed to have acknowledged that it is a larger participant.")
+CUT_AND_FILL = ("3. Any excavation below the 10 year flood elevation for the property shall not "
+                "count toward compensating for fill.")
+
+
+@pytest.mark.parametrize("plain, legal", [
+    ("buyer", "purchaser"), ("cancel", "revoke"), ("lawyer", "attorney"), ("worker", "employee"),
+    ("lapses", "expires"), ("treated", "deemed"), ("admitted", "acknowledged"),
+    ("answer", "respond"), ("disagrees", "disputes"), ("advance", "prior"), ("dug", "excavation"),
+    ("charge", "impose"), ("pick", "select"),
+])
+def test_legal_words_compare_equal_to_their_everyday_equivalents(plain, legal):
+    assert token_term(plain) == token_term(legal)
+
+
+def test_a_buyer_who_may_cancel_is_a_purchaser_who_may_revoke(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = ("Every buyer may cancel a contract or lease for a lot not exempt under §§ 1010.5 "
+             "through 1010.11 and 1010.14 until midnight of the seventh day after signing it.")
+    assert _verify(claim, REVOCATION).verdict == Verdict.SUPPORTED
+
