@@ -49,11 +49,22 @@ def sentence_clash(claim: str, sentence: str, *, hedged: bool = False) -> str:
     # evidence's agree with clashes ("cannot meet the code … has to be removed" / "shall").
     if c_all and e_all and all(_modal_clash(c, e, hedged) for c in c_all for e in e_all):
         return f"claim: \u201c{c_phrase}\u201d / evidence: \u201c{e_phrase}\u201d"
-    if negative(claim) != negative(sentence, claim_terms):
+    if _polarity_clash(claim, sentence, claim_terms):
         said = "negates" if negative(claim) else "states"
         return (f"the claim {said} what the evidence "
                 f"{'states' if said == 'negates' else 'negates'}")
     return party_clash(claim, sentence)
+
+
+def _polarity_clash(claim: str, sentence: str, claim_terms: set[str]) -> bool:
+    """A statement against its negation. A negative claim does not clash with a sentence
+    whose negative modal verb governs none of the claim's words: it may govern them said in
+    other words ("can't be credited" / "shall not count"). A plain negation elsewhere in
+    the sentence is no such verb ("where the cost does not amount to the deposit, a refund
+    shall be issued")."""
+    if negative(claim):
+        return not negative(sentence, claim_terms) and not set(modals(sentence)) & _NEGATIVE
+    return negative(sentence, claim_terms)
 
 
 def party_clash(claim: str, sentence: str) -> str:
@@ -89,6 +100,7 @@ def party_clash(claim: str, sentence: str) -> str:
 
 
 _NEGATIVE_MODALS = ("must_not", "need_not")
+_NEGATIVE = frozenset(_NEGATIVE_MODALS)
 
 
 def _modal_clash(claim: str, evidence: str, hedged: bool) -> bool:

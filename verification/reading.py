@@ -70,8 +70,11 @@ def negations(text: str) -> int:
 _QUANTITY_NEG_RE = re.compile(
     r"\b(?:not|no)\s+(?:more|less|later|earlier|fewer|greater|sooner|smaller|larger|shorter|longer)\s+than\b")
 # "No. 16" is a number, not a negation.
+# "Fails to respond" is "does not respond" ("failure to" likewise): Black's Law Dictionary,
+# "failure": "an omission of an expected action".
 _POLARITY_RE = re.compile(
-    r"\b(?:not|no(?!\.\s*\d)|never|none|nothing|neither|nor|cannot|without)\b|n't\b")
+    r"\b(?:not|no(?!\.\s*\d)|never|none|nothing|neither|nor|cannot|without"
+    r"|fail(?:s|ed|ure)?\s+to)\b|n't\b")
 
 
 def negative(text: str, scope: Collection[str] | None = None) -> bool:

@@ -330,3 +330,21 @@ def test_a_buyer_who_may_cancel_is_a_purchaser_who_may_revoke(monkeypatch):
              "through 1010.11 and 1010.14 until midnight of the seventh day after signing it.")
     assert _verify(claim, REVOCATION).verdict == Verdict.SUPPORTED
 
+
+def test_failing_to_do_a_thing_is_not_doing_it(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert negative(NO_RESPONSE)
+    silent = ("A person that doesn't answer the Bureau's written communication within 45 days is "
+              "treated as having admitted that it is a larger participant.")
+    assert _verify(silent, NO_RESPONSE).verdict == Verdict.SUPPORTED
+    answering = ("A person who responds to the Bureau's written communication within 45 days will "
+                 "be deemed to have acknowledged that it is a larger participant.")
+    assert _verify(answering, NO_RESPONSE).verdict == Verdict.CONTRADICTED
+
+
+def test_a_negative_claim_is_no_clash_with_a_negative_rule_in_other_words(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = "Digging below the property's 10-year flood elevation can't be credited as compensating for fill."
+    assert sentence_clash(claim, CUT_AND_FILL) == ""
+    counts = "Any excavation below the 10 year flood elevation for the property shall count toward compensating for fill."
+    assert _verify(counts, CUT_AND_FILL).verdict == Verdict.CONTRADICTED
