@@ -344,7 +344,9 @@ def test_failing_to_do_a_thing_is_not_doing_it(monkeypatch):
 
 def test_a_negative_claim_is_no_clash_with_a_negative_rule_in_other_words(monkeypatch):
     monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
-    claim = "Digging below the property's 10-year flood elevation can't be credited as compensating for fill."
+    claim = ("Digging below the property's 10-year flood elevation can't be credited as "
+             "compensating for fill.")
     assert sentence_clash(claim, CUT_AND_FILL) == ""
-    counts = "Any excavation below the 10 year flood elevation for the property shall count toward compensating for fill."
+    counts = ("Any excavation below the 10 year flood elevation for the property shall count "
+              "toward compensating for fill.")
     assert _verify(counts, CUT_AND_FILL).verdict == Verdict.CONTRADICTED
