@@ -558,4 +558,5 @@ def test_a_superlative_of_size_asks_for_a_size(question, unit):
     analysis = question_analyse(question)
     assert (analysis.kind, analysis.facets[0].unit) == ("amount", unit)
     # "Type III Review for a dock: New Deposit $2,500" is a price, not a size
-    assert not sentence_relevance(analysis, "Type III Review for a dock or a sign: New Deposit $2,500.").addressed
+    deposit = "Type III Review for a dock or a sign: New Deposit $2,500."
+    assert not sentence_relevance(analysis, deposit).addressed
