@@ -133,6 +133,14 @@ def test_a_districts_standard_is_answered_from_its_own_table(demo_workspace, que
 
 
 @pytest.mark.django_db
+def test_a_district_the_regulations_do_not_have_is_not_answered(demo_workspace):
+    # Ray County has R-A, R-1, R-1A, R-1B, R-2, R-3 and R-MHP: before, the R-1A lot-width
+    # sentences answered High
+    turn = _ask(demo_workspace, "What is the minimum lot size in the R-4 district in Ray County?")
+    assert turn.outcome == Outcome.NOT_ANSWERED, turn.answer_markdown
+
+
+@pytest.mark.django_db
 def test_a_home_occupation_fee_is_not_the_commercial_building_fee(demo_workspace):
     turn = _ask(demo_workspace, "What is the fee for a home occupation permit in Ray County?")
     assert "Commercial & Industrial" not in turn.answer_markdown.split("## Related")[0]
