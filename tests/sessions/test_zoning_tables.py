@@ -133,6 +133,13 @@ def test_a_districts_standard_is_answered_from_its_own_table(demo_workspace, que
 
 
 @pytest.mark.django_db
+def test_of_two_sentences_that_answer_the_one_in_the_questions_words_leads(demo_workspace):
+    # "Lots with an area of 3 to 4 acres …" says "lot area" where the question says "lot size"
+    turn = _ask(demo_workspace, "What is the minimum lot size in the R-1A district in Ray County?")
+    assert turn.answer_markdown.startswith("Minimum lot size: 3 acres"), turn.answer_markdown
+
+
+@pytest.mark.django_db
 def test_a_district_the_regulations_do_not_have_is_not_answered(demo_workspace):
     # Ray County has R-A, R-1, R-1A, R-1B, R-2, R-3 and R-MHP: before, the R-1A lot-width
     # sentences answered High
