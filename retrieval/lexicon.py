@@ -54,7 +54,6 @@ cut down|take down|take out|remove|removal|cutting|cut|fell|felling
 house|home|dwelling|residence|residential|homeowner|single family
 build|construct|construction|erect|building|new house|structure
 business|occupation|commercial|enterprise|practice|profession
-home business|home occupation|home-based business|business from home|business out of my home
 rent|rental|lease|leasing|renting|tenant|landlord|lessee|lessor
 vacation rental|short term rental|short-term rental|transient lodging|vacationers|airbnb|rent by the night
 drone|quadcopter|unmanned aircraft|unmanned aircraft system|uas
@@ -89,7 +88,6 @@ cap|limit|maximum|not exceed|ceiling|at most|no more than|upper limit
 minimum|at least|no less than|floor|smallest
 debt|bond|bonds|indebtedness|borrowing|obligations
 size|big|large|area|square feet|dimension|dimensions
-height|tall|taller
 width|wide|wider
 far|distance|extend|project|protrude|stick out|reach
 lot|parcel|tract|acre|acres|acreage|lot size|lot area
@@ -208,8 +206,8 @@ zoning permit|land use approval|development permit
 conditional use|special permit|use permit
 nonconforming use|grandfathered|existing use|legal nonconforming
 accessory structure|shed|garage|outbuilding|detached building
-home occupation|home business|work from home|run a business from home
-height limit|maximum height|how tall|tall
+home occupation|home business|work from home|run a business from home|home-based business|business from home
+height limit|maximum height|how tall|tall|taller|height
 lot coverage|building footprint|how much of the lot|building coverage|building cover
 public hearing|hearing|public comment|testimony
 appeal|challenge the decision|contest|review by the council

@@ -233,7 +233,8 @@ class QuestionAnalysis:
     firm: bool = True
     # The zoning district codes the question names ("R-1", "R-1A", "B-2", "R-MHP";
     # ``ciq.text.DISTRICT_CODE_RE``): each district has its own lot sizes and setbacks, so a
-    # passage that names none of them does not answer (``retrieval.relevance.out_of_place``).
+    # passage that names none of them does not say the value asked of them
+    # (``retrieval.relevance.other_district``).
     codes: tuple[str, ...] = ()
 
     @property

@@ -152,13 +152,12 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 }
 
 
-_SIZE = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:square |sq\.? ?|linear )?"
-         r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|metres?|stories|storeys)\b"
-         r"|\d\s*(?:'|′|\")")
-
-_LENGTH = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:linear )?"
-           r"(?:feet|foot|ft\.?|inches|inch|yards?|meters?|metres?|stories|storeys)\b"
-           r"|\d\s*(?:'|′|\")")
+_LENGTH_UNITS = r"(?:feet|foot|ft\.?|inches|inch|miles?|yards?|meters?|metres?|stories|storeys)"
+_FEET_INCHES = r"|\d\s*(?:'|′|\")"
+# A length ("6 feet", "two stories", 5'), and a size: a length or an area ("1,000 square feet", "9 acres").
+_LENGTH = rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:linear )?{_LENGTH_UNITS}\b{_FEET_INCHES}"
+_SIZE = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:(?:square |sq\.? ?|linear )?{_LENGTH_UNITS}|acres?)\b"
+         rf"{_FEET_INCHES}")
 
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
@@ -172,8 +171,8 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
     "size": re.compile(_SIZE, re.I),
     # "How tall / how high": a size that is a height ("not exceed six feet in height", "35
     # feet above grade", "elevated to at least 1 foot above the base flood elevation", "two
-    # stories"), not the 75 feet between warning signs.
-    # An area is no height: "1-story: 1,000 square feet" is a floor area.
+    # stories"), not the 75 feet between warning signs; a length, for an area is no height
+    # ("1-story: 1,000 square feet" is a floor area).
     "height": re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)"
                          rf"|storeys?)\b).*?(?:{_LENGTH})", re.I | re.S),
     "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
@@ -371,9 +370,8 @@ def out_of_place(analysis: QuestionAnalysis, jurisdiction: str, text: str) -> bo
     ("appeal", "variance", "days"); a state statute that names the town is about it.
     A firm document (jurisdiction ``private``) is out of place unless the question may be
     answered by one (``QuestionAnalysis.firm``): a carrier's contract does not say how long
-    a debt collector must wait. A question that names a zoning district
-    (``QuestionAnalysis.codes``: "the R-1 district") is answered only by a passage that
-    names one of them: another district's setbacks are not the R-1 ones."""
+    a debt collector must wait. A passage that names none of the zoning districts a
+    question asks a value of is out of place too (:func:`other_district`)."""
     if jurisdiction == PRIVATE and not analysis.firm:
         return True
     if other_district(analysis, text):

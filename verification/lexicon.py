@@ -159,6 +159,9 @@ _SYNONYM_GROUPS = [
     "previous advance",
     "excavate excavation dig",
     "impose levy charge",
+    # Comparatives that pick one of two amounts ("whichever is less" = "whichever is smaller").
+    "less smaller lesser lower fewer",
+    "greater larger higher bigger",
 ]
 
 # Irregular verb forms Porter stemming leaves apart ("sold" vs "sell"): each maps onto the
@@ -233,8 +236,6 @@ LOWER_BOUNDS = (
     "no earlier than", "not earlier than", "a minimum of", "minimum of", "at a minimum",
     "or more", "or greater", "or longer",
 )
-# Comparatives that pick one of two amounts ("whichever is less" = "whichever is smaller").
-_SYNONYM_GROUPS += ["less smaller lesser lower fewer", "greater larger higher bigger"]
 
 SYNONYMS: dict[str, str] = {}
 for _group in _SYNONYM_GROUPS:
