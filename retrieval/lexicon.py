@@ -15,7 +15,8 @@ shares stays out ("authorization" is stemmed "author", as "Authority" is), as do
 word more often meant otherwise in the documents ("wall": a building's, rarely a
 fence). A phrase whose other words are stopwords has the stems of its one content word;
 where that word alone means something else in legal text, the phrase counts only where
-the question writes it (:data:`AS_WRITTEN_ONLY`, :func:`written_alternatives`).
+the question writes it (:data:`AS_WRITTEN_ONLY`, :func:`written_alternatives`), and so
+does a negated phrase of one word, whose stem would say its opposite (:data:`NEGATIONS`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,27 @@ from ciq.text import content_terms, stem, tokenize
 AS_WRITTEN_ONLY = frozenset(
     "hold up|hold off|hold on to|back out|back out of|pass on|turn down|run out|runs out"
     "|give up|given up|not in use|per unit|far back from".split("|"))
+# Negations are stopwords too, so a negated phrase of one content word has that word's
+# stem, which says its opposite: "without authorization" would be "author" (as in "Health
+# Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where
+# the question writes it, as the phrases above do. Two kinds keep their stems: a bound
+# ("not less than", "shall not exceed", "no later than": legal text writes these words
+# negated, so the word alone still marks the bound), and a phrase of several content words
+# ("lands not needed for public use"), which the documents write as the phrase.
+NEGATIONS = frozenset("no not without never nor".split())
+BOUND_WORDS = frozenset(stem(w) for w in
+                        "less more fewer exceed later earlier larger smaller greater".split())
+
+
+def as_written_only(phrase: str) -> bool:
+    """Whether ``phrase`` (a phrase of :data:`GROUPS`) counts only where the question
+    writes it: one of :data:`AS_WRITTEN_ONLY`, or a negated phrase (:data:`NEGATIONS`)
+    of one content word that is not a bound (:data:`BOUND_WORDS`)."""
+    if phrase in AS_WRITTEN_ONLY:
+        return True
+    stems = content_terms(phrase)
+    return (not NEGATIONS.isdisjoint(tokenize(phrase)) and len(stems) == 1
+            and stems[0] not in BOUND_WORDS)
 
 # One line a group: phrases separated by "|". The first phrase names the group.
 GROUPS = """
@@ -58,6 +80,8 @@ rent|rental|lease|leasing|renting|tenant|landlord|lessee|lessor
 vacation rental|short term rental|short-term rental|transient lodging|vacationers|airbnb|rent by the night
 drone|quadcopter|unmanned aircraft|unmanned aircraft system|uas
 airplane|plane|aircraft|aviation
+fly|flying|flies|pilot an aircraft|operate an aircraft|operates an aircraft|operation of an aircraft
+drunk|drunken|intoxicated|intoxicating|intoxication|inebriated
 backyard|yard|property|premises|land|real property
 neighbor|neighbour|adjoining|adjacent|abutting|next door
 report|complain|complaint|tip off|notify|inform
@@ -309,7 +333,7 @@ def _table() -> tuple[dict[tuple[str, ...], tuple[tuple[str, ...], ...]], dict[t
         group = []
         for phrase in line.split("|"):
             stems = tuple(content_terms(phrase))
-            if stems and phrase not in AS_WRITTEN_ONLY:
+            if stems and not as_written_only(phrase):
                 group.append(stems)
                 written.setdefault(stems, phrase)
         for phrase in group:
@@ -319,22 +343,23 @@ def _table() -> tuple[dict[tuple[str, ...], tuple[tuple[str, ...], ...]], dict[t
 
 @lru_cache(maxsize=1)
 def _as_written() -> dict[str, list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]]]:
-    """The (last) content stem of each :data:`AS_WRITTEN_ONLY` phrase → [(the phrase's token stems,
-    stopwords kept; the stem tuples of its group's other phrases)]."""
+    """The (last) content stem of each phrase counted only as written (:func:`as_written_only`)
+    → [(the phrase's token stems, stopwords kept; the stem tuples of its group's other
+    phrases)]."""
     found: dict[str, list] = {}
     for line in GROUPS.splitlines():
         phrases = line.split("|")
         group = tuple(stems for p in phrases
-                      if p not in AS_WRITTEN_ONLY and (stems := tuple(content_terms(p))))
+                      if not as_written_only(p) and (stems := tuple(content_terms(p))))
         for phrase in phrases:
-            if phrase in AS_WRITTEN_ONLY:
+            if as_written_only(phrase) and content_terms(phrase):
                 *_, word = content_terms(phrase)
                 found.setdefault(word, []).append((tuple(stem(t) for t in tokenize(phrase)), group))
     return found
 
 
 def written_alternatives(word: str, text: str) -> tuple[tuple[str, ...], ...] | None:
-    """The phrasings of the :data:`AS_WRITTEN_ONLY` phrases of ``word`` (a Porter stem)
+    """The phrasings of the phrases of ``word`` (a Porter stem) counted only as written
     that ``text`` writes ("Can it hold off on the charge?" → ("hold",), ("suspend",),
     ("defer",), …), or None when it writes none of them."""
     entries = _as_written().get(word)

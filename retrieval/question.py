@@ -492,6 +492,9 @@ HEAD_NOUNS = frozenset(stem(w) for w in """
     charge charges tax taxes plan plans fine fines penalty penalties rate rates registration
     inspection inspections certificate certificates
     """.split())
+# Kinds of money the documents name apart: a tax is no fee and a fine no tax, so in front
+# of another head noun ("property tax rate", "tax penalty") one of these says which.
+PAYMENT_KINDS = frozenset(stem(w) for w in "tax taxes fine fines penalty penalties".split())
 # Modifiers that narrow nothing the documents would name: the level of government (the
 # search is already scoped to it), time words, size words.
 GENERIC_MODIFIERS = frozenset(stem(w) for w in """
@@ -508,8 +511,12 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
     :data:`HEAD_NOUNS`, as the ``terms`` that hold them: a cheap noun-phrase reading,
     where a phrase is a run of adjacent content words (no stopword, scaffold word,
     number or punctuation between them) and its modifiers are the words before a head
-    noun, less :data:`GENERIC_MODIFIERS` and other head nouns ("What's the city fee for a
-    sign permit?" → "sign"; "How much is sewer service per month?" → "sewer")."""
+    noun, less :data:`GENERIC_MODIFIERS` and other head nouns that are no
+    :data:`PAYMENT_KINDS` ("What's the city fee for a sign permit?" → "sign"; "How much is
+    sewer service per month?" → "sewer"; "the property tax rate" → "property", "tax"); then
+    the words of what a charge or a penalty is for ("the penalty for identity theft"), of
+    the act a permit is for ("a permit to tear down") and of the ground of an act
+    ("because I get public assistance")."""
     keys: dict[str, Term] = {}
     run: list[str] = []
 
@@ -518,10 +525,10 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
             if s not in HEAD_NOUNS:
                 continue
             for modifier in run[:k]:
-                if modifier in HEAD_NOUNS or modifier in GENERIC_MODIFIERS:
+                if modifier in HEAD_NOUNS - PAYMENT_KINDS or modifier in GENERIC_MODIFIERS:
                     continue
                 term = next((t for t in terms if modifier in t.stems), None)
-                if term is not None and not any(x in HEAD_NOUNS for x in term.stems):
+                if term is not None and not any(x in HEAD_NOUNS - PAYMENT_KINDS for x in term.stems):
                     keys.setdefault(term.key, term)
         run.clear()
 
@@ -539,6 +546,16 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
         term = next((t for t in terms if stem(act) in t.stems), None)
         if term is not None and act not in LIGHT_VERBS and not any(x in HEAD_NOUNS for x in term.stems):
             keys.setdefault(term.key, term)
+    # "How much can a bank charge for a replacement debit card?", "the penalty for identity
+    # theft": what a charge or a penalty is for says which one, as a modifier before it
+    # does ("a sign permit"); a $50 liability for unauthorized transfers is no card fee.
+    for m in _CHARGED_FOR_RE.finditer(clause):
+        for word in _leading_run(m.group("object")):
+            if word in HEAD_NOUNS or word in GENERIC_MODIFIERS:
+                continue
+            term = next((t for t in terms if word in t.stems), None)
+            if term is not None and not any(x in HEAD_NOUNS for x in term.stems):
+                keys.setdefault(term.key, term)
     # "Can a lender refuse a loan because I get public assistance?": the ground of the act
     # says which rule answers; one about another ground ("because an applicant comes from
     # a particular country") does not. Its words but verbs and pronouns are keys.
@@ -553,6 +570,24 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
     return tuple(keys.values())
 
 
+def _leading_run(text: str) -> list[str]:
+    """The stems of the run of content words ``text`` opens with, after its determiners
+    ("a replacement debit card in …" → replac, debit, card): a noun phrase, read as
+    :func:`key_terms` reads one."""
+    run: list[str] = []
+    for word in _RAW_WORD_RE.findall(_POSSESSIVE_RE.sub("", text)):
+        low = word.lower()
+        if not run and low in _NOT_BEFORE_VERB:
+            continue
+        if not low[0].isalpha() or low in STOPWORDS or stem(low) in SCAFFOLD:
+            break
+        run.append(stem(low))
+    return run
+
+
+_CHARGED_FOR_RE = re.compile(
+    r"\b(?:charges?|charged|fees?|costs?|prices?|fines?|penalt(?:y|ies)|pay|paid)\s+for\s+(?P<object>[^,;?]+)",
+    re.I)
 _GROUND_RE = re.compile(r"\b(?:because(?: of)?|on the basis of|on account of|based on)\s+(?P<ground>[^,;?]+)",
                         re.I)
 

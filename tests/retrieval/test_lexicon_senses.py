@@ -69,3 +69,38 @@ def test_the_bare_verb_keeps_its_own_sense():
     analysis = question_analyse("Can the Rivergrove city council hold a closed meeting?")
     term = next(t for f in analysis.facets for t in f.terms if t.stems == ("hold",))
     assert term.alternatives == (("hold",),)
+
+
+def test_a_negated_phrase_does_not_lend_its_opposite_to_its_group():
+    # "without authorization" stems to "author", as "Oregon Health Authority" does, and
+    # "not covered" to "cover": theft is no authority, and an exemption is not coverage.
+    assert ("author",) not in alternatives(("theft",))
+    assert ("cover",) not in alternatives(("exempt",))
+    assert ("charg",) not in alternatives(("fee", "waiver"))
+    assert ("steal",) in alternatives(("theft",))
+    # A bound keeps its word ("not less than 36 months" is a floor), and so does a phrase of
+    # several words ("lands not needed for public use").
+    assert ("less",) in alternatives(("minimum",)) and ("exce",) in alternatives(("cap",))
+    assert ("need", "public", "us") in alternatives(("surplu",))
+    penalty = question_analyse("What's the penalty for identity theft in Oregon?")
+    managed_care = ("If a managed care organization fails to timely pay an assessment under ORS 414.880, "
+                    "the Oregon Health Authority shall impose a penalty on the managed care organization "
+                    "of up to $500 per day of delinquency.")
+    assert not sentence_relevance(penalty, managed_care).relevant
+
+
+def test_a_negated_phrase_still_counts_where_the_question_writes_it():
+    analysis = question_analyse("Which accounts are not covered by the rule?")
+    term = next(t for f in analysis.facets for t in f.terms if t.stems == ("cover",))
+    assert ("exempt",) in term.alternatives
+
+
+def test_flying_drunk_is_operating_an_aircraft_while_intoxicated():
+    analysis = question_analyse("Can I fly a plane drunk?")
+    offense = ("A person commits the offense of prohibited operation of an aircraft if the person "
+               "operates an aircraft in the air, or on the ground or water while the person is under "
+               "the influence of intoxicating liquor, drugs or controlled substances.")
+    assert sentence_relevance(analysis, offense).coverage[0] == 1.0
+    dropping = ("No person shall throw or drop any missile or other article or substance from any aircraft "
+                "in flight.")
+    assert sentence_relevance(analysis, dropping).coverage[0] < 1.0

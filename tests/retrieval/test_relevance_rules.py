@@ -161,7 +161,8 @@ def test_a_key_term_no_document_uses_still_makes_a_near_miss():
 
 
 def test_head_nouns_in_front_of_another_and_generic_words_are_not_keys():
-    assert question_analyse("What is the county permit fee for a deck?").facets[0].keys == ()
+    deck = question_analyse("What is the county permit fee for a deck?")
+    assert [k.key for k in deck.facets[0].keys] == ["deck"]
     # The act a permit is for is a key ("cut"; the tree ordinance's title holds it), a light
     # verb is not ("build": the deck says which permit).
     assert [k.key for k in question_analyse("How much does the city charge for a permit to cut a "
@@ -560,3 +561,34 @@ def test_a_superlative_of_size_asks_for_a_size(question, unit):
     # "Type III Review for a dock: New Deposit $2,500" is a price, not a size
     deposit = "Type III Review for a dock or a sign: New Deposit $2,500."
     assert not sentence_relevance(analysis, deposit).addressed
+
+
+@pytest.mark.parametrize("question, keys", [
+    ("How much can a bank charge for a replacement debit card?", ["bank", "replac", "debit", "card"]),
+    ("What's the penalty for identity theft in Oregon?", ["ident", "theft"]),
+    ("What is the fine for parking on the street?", ["park"]),
+    ("What does the city charge for a permit to cut a tree?", ["cut"]),
+])
+def test_what_a_charge_or_a_penalty_is_for_says_which_one(question, keys):
+    assert [t.key for t in question_analyse(question).facets[0].keys] == keys
+
+
+def test_a_charge_for_something_else_does_not_answer():
+    analysis = question_analyse("How much can a bank charge for a replacement debit card?")
+    liability = ("The consumer's liability for unauthorized transfers before the statement is sent is up to "
+                 "$50 if the consumer notifies the bank within two business days of learning of the loss "
+                 "of the debit card.")
+    assert not sentence_relevance(analysis, liability).addressed
+    fee = "The bank may charge a fee of $5 for each replacement debit card issued at the consumer's request."
+    assert sentence_relevance(analysis, fee).addressed == (0,)
+
+
+def test_a_kind_of_money_in_front_of_another_says_which_one():
+    analysis = question_analyse("What's the property tax rate in the county?")
+    assert [k.key for k in analysis.facets[0].keys] == ["properti", "tax"]
+    # "square yard" holds a word for property, and a rate is a charge: no tax, no answer
+    sealer = ("Sealer base: consisting of rolled 2 to 3 inches of damp lime waste, sprayed with MC 30 at a "
+              "rate of 0.35 gallons per square yard.")
+    assert not sentence_relevance(analysis, sealer).addressed
+    levy = "The county levies a property tax at a rate of $0.45 per $100 of assessed valuation."
+    assert sentence_relevance(analysis, levy).addressed == (0,)
