@@ -118,7 +118,7 @@ evaluate: migrate
 # Re-pin requirements.lock from pyproject.toml.
 lock: setup
 	$(PY) -m pip install --quiet pip-tools
-	$(VENV)/bin/pip-compile --quiet --no-emit-index-url --no-emit-find-links --extra test \
+	$(VENV)/bin/pip-compile --quiet --no-emit-index-url --no-emit-find-links --extra test --extra bench \
 		--strip-extras -o requirements.lock pyproject.toml
 
 clean:
