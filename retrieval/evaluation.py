@@ -15,7 +15,7 @@ import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ciq.metrics import latency_summary, mean
@@ -23,7 +23,7 @@ from ciq.models import Workspace
 from ciq.services import workspace_get_or_create
 from retrieval.embedders import embedder_require
 from retrieval.index import DENSE_INDEXES, index_get
-from retrieval.models import Document
+from retrieval.models import Chunk, Document
 from retrieval.search import Budget, RetrievedChunk, chunks_retrieve
 from retrieval.services import documents_ingest, workspace_embed
 
@@ -77,7 +77,7 @@ def document_paths(workspace: Workspace, corpus: Path) -> dict[int, str]:
     return paths
 
 
-def is_span_hit(chunk: RetrievedChunk, item: dict) -> bool:
+def is_span_hit(chunk: RetrievedChunk | Chunk, item: dict) -> bool:
     """Whether ``chunk`` (already known to be from the gold document) holds gold text."""
     for start, end in item.get("gold_spans") or []:
         if chunk.char_start < end and start < chunk.char_end:
@@ -85,6 +85,32 @@ def is_span_hit(chunk: RetrievedChunk, item: dict) -> bool:
     quotes = item.get("gold_quotes") or [item["gold_quote"]]
     text = collapse(chunk.text)
     return any(collapse(q) in text for q in quotes if q)
+
+
+def first_hits(chunks: Sequence[RetrievedChunk | Chunk], item: dict,
+               paths: Mapping[int, str]) -> dict[str, int | None]:
+    """Ranks (from 1) of the first chunk of the gold document (``doc_rank``) and of the
+    first span hit (``span_rank``, :func:`is_span_hit`) in ``chunks``, best first; None
+    when there is none. ``paths``: document pk → path relative to the corpus
+    (:func:`document_paths`)."""
+    doc_ranks = [i for i, c in enumerate(chunks, 1) if paths.get(c.document_id) == item["doc_path"]]
+    span_ranks = [i for i in doc_ranks if is_span_hit(chunks[i - 1], item)]
+    return {"doc_rank": doc_ranks[0] if doc_ranks else None,
+            "span_rank": span_ranks[0] if span_ranks else None}
+
+
+def recall_row(records: Sequence[dict], ks: Sequence[int]) -> dict:
+    """``n``, ``doc_recall@k`` and ``span_recall@k`` (in [0, 1]) for each of ``ks``, ``mrr``
+    and ``doc_mrr`` of ``records`` (each with the ranks of :func:`first_hits`)."""
+    row: dict = {"n": len(records)}
+    for k in ks:
+        row[f"doc_recall@{k}"] = round(mean([r["doc_rank"] is not None and r["doc_rank"] <= k
+                                             for r in records]), 4)
+        row[f"span_recall@{k}"] = round(mean([r["span_rank"] is not None and r["span_rank"] <= k
+                                              for r in records]), 4)
+    row["mrr"] = round(mean([1 / r["span_rank"] if r["span_rank"] else 0.0 for r in records]), 4)
+    row["doc_mrr"] = round(mean([1 / r["doc_rank"] if r["doc_rank"] else 0.0 for r in records]), 4)
+    return row
 
 
 def holds_gold(chunk_text: str, quotes: list[str]) -> bool:
@@ -195,24 +221,13 @@ def evaluate_retrieval(
             jurisdictions=item.get("jurisdictions") or [], budget=budget, index=index,
         )
         ms = (time.perf_counter() - started) * 1000
-        doc_ranks = [i for i, c in enumerate(result.chunks, 1)
-                     if paths.get(c.document_id) == item["doc_path"]]
-        span_ranks = [i for i in doc_ranks if is_span_hit(result.chunks[i - 1], item)]
-        record = {"doc_rank": doc_ranks[0] if doc_ranks else None,
-                  "span_rank": span_ranks[0] if span_ranks else None, "ms": ms}
+        record = {**first_hits(result.chunks, item, paths), "ms": ms}
         for key in group_keys(item):
             rows[key].append(record)
 
     groups: dict[str, dict[str, dict]] = {kind: {} for kind, _ in group_keys({})}
     for (kind, name), records in sorted(rows.items()):
-        row = {"n": len(records)}
-        for k in ks:
-            row[f"doc_recall@{k}"] = round(mean([r["doc_rank"] is not None and r["doc_rank"] <= k
-                                                 for r in records]), 4)
-            row[f"span_recall@{k}"] = round(mean([r["span_rank"] is not None and r["span_rank"] <= k
-                                                  for r in records]), 4)
-        row["mrr"] = round(mean([1 / r["span_rank"] if r["span_rank"] else 0.0 for r in records]), 4)
-        row["doc_mrr"] = round(mean([1 / r["doc_rank"] if r["doc_rank"] else 0.0 for r in records]), 4)
+        row = recall_row(records, ks)
         row.update(latency_summary([r["ms"] for r in records]))
         groups[kind][name] = row
     return {"data": str(data), "corpus": str(corpus), "retriever": retriever, "ingest": ingest,
