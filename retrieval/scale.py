@@ -7,12 +7,15 @@ writing the chunks and their lexical rows in batches (``retrieval.index_writes``
 file is read, so a million chunks take minutes, not the hours of ingesting 250 copies
 of the corpus. Copies repeat the corpus's vocabulary, so document frequencies scale
 with N and the postings a query reads grow as they would in a firm of that size.
+
+:func:`lexical_peer_compare` measures the lexical index beside a peer engine
+(``retrieval.peers``) on the same chunks and questions.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -121,3 +124,53 @@ def lexical_latency(workspace: Workspace, questions: Sequence[str], *, k: int = 
         index.search(question, workspace_id=workspace.pk, k=k)
         times.append((time.perf_counter() - started) * 1000)
     return latency_summary(times)
+
+
+def lexical_peer_compare(workspace: Workspace, items: Sequence[dict], peer, *,
+                         paths: Mapping[int, str] | None = None, k: int = 40, runs: int = 3) -> dict:
+    """CIQ's lexical index and ``peer`` (``retrieval.peers``) on the same ``workspace`` and
+    questions (``items``, each with a ``question``), ``runs`` times over: per question the
+    two search for its top ``k`` one right after the other, each going first on every
+    other question, so that load from other processes hits both alike.
+
+    Returns ``{"workspace", "chunks", "questions", "k", "peer", "peer_index_seconds",
+    "runs": [{"ciq": latency, "peer": latency}], "recall": {"ciq": row, "peer": row} | None}``:
+    latency as :func:`ciq.metrics.latency_summary` (ms), a recall row as
+    :func:`retrieval.evaluation.recall_row` at 10 over each one's first run (None without
+    ``paths``, document pk → corpus path, or when the items carry no ``doc_path``)."""
+    from retrieval.evaluation import first_hits, recall_row
+
+    index = lexical_index()
+    questions = [item["question"] for item in items]
+
+    def ciq(question: str) -> list[int]:
+        return [hit.chunk_pk for hit in index.search(question, workspace_id=workspace.pk, k=k)]
+
+    def other(question: str) -> list[int]:
+        return peer.search(question, k=k)
+
+    if questions:  # unmeasured: warm both caches
+        ciq(questions[0]), other(questions[0])
+    timings, ranked = [], {"ciq": [], "peer": []}
+    for run in range(runs):
+        ms: dict[str, list[float]] = {"ciq": [], "peer": []}
+        for i, question in enumerate(questions):
+            order = (("ciq", ciq), ("peer", other)) if i % 2 == 0 else (("peer", other), ("ciq", ciq))
+            for name, search in order:
+                started = time.perf_counter()
+                found = search(question)
+                ms[name].append((time.perf_counter() - started) * 1000)
+                if run == 0:
+                    ranked[name].append(found)
+        timings.append({name: latency_summary(values) for name, values in ms.items()})
+    recall = None
+    if paths is not None and items and all("doc_path" in item for item in items):
+        chunks = Chunk.objects.filter(document__workspace=workspace).in_bulk(
+            {pk for found in ranked.values() for pks in found for pk in pks})
+        recall = {name: recall_row([first_hits([chunks[pk] for pk in pks if pk in chunks], item, paths)
+                                    for item, pks in zip(items, found, strict=True)], [10])
+                  for name, found in ranked.items()}
+    chunk_count = Chunk.objects.filter(document__workspace=workspace).count()
+    return {"workspace": workspace.name, "chunks": chunk_count, "questions": len(questions), "k": k,
+            "peer": peer.name, "peer_index_seconds": round(peer.seconds, 2), "runs": timings,
+            "recall": recall}
