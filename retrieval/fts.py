@@ -35,7 +35,7 @@ from pathlib import Path
 
 from django.db import connection
 
-from retrieval import fts_postgres
+from retrieval import fts_memory, fts_postgres
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Document frequencies of a fixed public reference: the bundled sample documents
@@ -87,6 +87,7 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
     Call inside the transaction that creates the chunks, so both commit or neither."""
     if _on_postgres():
         return fts_postgres.fts_add(workspace_id, rows)
+    fts_memory.forget(workspace_id)
     table = fts_ensure(workspace_id)
     rows = list(rows)
     with connection.cursor() as cursor:
@@ -102,6 +103,7 @@ def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
     """Drop the chunks ``chunk_pks`` from the workspace's table (missing ones are ignored)."""
     if _on_postgres():
         return fts_postgres.fts_remove(workspace_id, chunk_pks)
+    fts_memory.forget(workspace_id)
     if not chunk_pks or not fts_exists(workspace_id):
         return
     table = fts_table(workspace_id)
@@ -115,6 +117,7 @@ def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
     """Give every chunk of the document its new ``title`` in the workspace's table."""
     if _on_postgres():
         return fts_postgres.fts_retitle(workspace_id, document_id, title)
+    fts_memory.forget(workspace_id)
     if not fts_exists(workspace_id):
         return
     with connection.cursor() as cursor:
@@ -126,6 +129,7 @@ def fts_drop(workspace_id: int) -> None:
     """Drop the workspace's tables (its last document is gone with it)."""
     if _on_postgres():
         return fts_postgres.fts_drop(workspace_id)
+    fts_memory.forget(workspace_id)
     table = fts_table(workspace_id)
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {table}_vocab")
@@ -137,7 +141,7 @@ def fts_rebuild(workspace_id: int) -> int:
     the number of chunks indexed."""
     if _on_postgres():
         return fts_postgres.fts_rebuild(workspace_id)
-    fts_drop(workspace_id)
+    fts_drop(workspace_id)  # forgets what fts_memory held of it
     fts_ensure(workspace_id)
     with connection.cursor() as cursor:
         cursor.execute(

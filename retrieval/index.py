@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import connection
 
 from ciq.text import DISTRICT_CODE_RE, INSTRUCTION_WORDS, STOPWORDS, content_terms, stem, tokenize
+from retrieval import fts_memory
 from retrieval.fts import fts_document_frequencies, fts_exists, fts_idf, fts_table
 from retrieval.fts_postgres import fts_search, phrase_terms
 from retrieval.index_writes import IndexWrites
@@ -149,6 +150,51 @@ def match_tokens(tokens: Sequence[str], df: Mapping[str, int], budget: int = MAT
     return [t for i, t in enumerate(tokens) if i in kept]
 
 
+def _chunk_filters(workspace_id: int, jurisdictions: Collection[str] | None, lane: str | None,
+                   documents: Collection[int] | None) -> tuple[str, list]:
+    """The SQL condition on ``c`` (retrieval_chunk) and ``d`` (retrieval_document) that
+    keeps the workspace's chunks of the search's filters, and its parameters."""
+    sql, params = ["d.workspace_id = %s"], [workspace_id]
+    if jurisdictions is not None:
+        sql.append(f"c.jurisdiction IN ({', '.join(['%s'] * len(jurisdictions))})")
+        params.extend(sorted(jurisdictions))
+    if lane is not None:
+        sql.append("c.lane = %s")
+        params.append(lane)
+    if documents is not None:
+        sql.append(f"c.document_id IN ({', '.join(['%s'] * len(documents))})")
+        params.extend(sorted(documents))
+    return " AND ".join(sql), params
+
+
+# Candidates checked against the workspace and the filters per query, at first (× 4 each
+# further round): a lane's filter keeps about half of a question's matches.
+SCOPE_BATCH = 200
+SCOPE_BATCH_MAX = 10_000  # SQLite allows 32,766 parameters a statement
+
+
+def _in_scope(rowids, scores, *, k: int, scope: str, params: list) -> list[Hit]:
+    """The first ``k`` of the ranked ``rowids`` (with their ``scores``) that are chunks of
+    the workspace and pass the filters (``scope``, :func:`_chunk_filters`), in order: the
+    rows the SQL ranking's join keeps, read for the best candidates only."""
+    hits: list[Hit] = []
+    start, size = 0, max(SCOPE_BATCH, 4 * k)
+    while len(hits) < k and start < len(rowids):
+        batch = rowids[start:start + size].tolist()
+        # CROSS JOIN keeps the chunks as the outer loop (SQLite's planner would walk the
+        # workspace's documents for the candidates instead: 4.7 ms for 200, here 0.1).
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT c.id FROM retrieval_chunk AS c CROSS JOIN retrieval_document AS d "
+                           f"ON d.id = c.document_id WHERE c.id IN ({', '.join(['%s'] * len(batch))}) "
+                           f"AND {scope}", [*batch, *params])
+            inside = {row[0] for row in cursor.fetchall()}
+        for pk, score in zip(batch, scores[start:start + size].tolist(), strict=True):
+            if pk in inside and len(hits) < k:
+                hits.append(Hit(chunk_pk=pk, bm25=score))
+        start, size = start + size, min(size * 4, SCOPE_BATCH_MAX)
+    return hits
+
+
 class SQLiteFTSIndex(IndexWrites):
     """BM25 over the workspace's own FTS5 table (:mod:`retrieval.fts`).
 
@@ -160,37 +206,30 @@ class SQLiteFTSIndex(IndexWrites):
     def search(self, query, *, workspace_id, k, jurisdictions=None, lane=None, documents=None,
                expansion=""):
         tokens = query_tokens(f"{query} {expansion}")
-        if not tokens or k <= 0 or not fts_exists(workspace_id):
+        if (not tokens or k <= 0 or (jurisdictions is not None and not jurisdictions)
+                or (documents is not None and not documents) or not fts_exists(workspace_id)):
             return []
-        _, df = fts_document_frequencies(workspace_id, sorted({stem(t) for t in tokens}))
-        expression = match_expression(match_tokens(tokens, df, MATCH_POSTINGS))
-        weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
         table = fts_table(workspace_id)
+        stems = sorted({stem(t) for t in tokens})
+        df = fts_memory.document_frequencies(workspace_id, table, stems, COLUMN_WEIGHTS)
+        if df is None:
+            _, df = fts_document_frequencies(workspace_id, stems)
+        kept = match_tokens(tokens, df, MATCH_POSTINGS)
+        scope, params = _chunk_filters(workspace_id, jurisdictions, lane, documents)
+        found = fts_memory.ranked(workspace_id, table, kept, COLUMN_WEIGHTS)
+        if found is not None:
+            return _in_scope(*found, k=k, scope=scope, params=params)
+        weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
         sql = [
             f"SELECT f.rowid, -bm25({table}, {weights}) AS score",
             f"FROM {table} AS f",
             "JOIN retrieval_chunk AS c ON c.id = f.rowid",
             "JOIN retrieval_document AS d ON d.id = c.document_id",
-            f"WHERE {table} MATCH %s AND d.workspace_id = %s",
+            f"WHERE {table} MATCH %s AND {scope}",
+            "ORDER BY score DESC LIMIT %s",
         ]
-        params: list = [expression, workspace_id]
-        if jurisdictions is not None:
-            if not jurisdictions:
-                return []
-            sql.append(f"AND c.jurisdiction IN ({', '.join(['%s'] * len(jurisdictions))})")
-            params.extend(sorted(jurisdictions))
-        if lane is not None:
-            sql.append("AND c.lane = %s")
-            params.append(lane)
-        if documents is not None:
-            if not documents:
-                return []
-            sql.append(f"AND c.document_id IN ({', '.join(['%s'] * len(documents))})")
-            params.extend(sorted(documents))
-        sql.append("ORDER BY score DESC LIMIT %s")
-        params.append(k)
         with connection.cursor() as cursor:
-            cursor.execute("\n".join(sql), params)
+            cursor.execute("\n".join(sql), [match_expression(kept), *params, k])
             return [Hit(chunk_pk=row[0], bm25=float(row[1])) for row in cursor.fetchall()]
 
     def idf(self, terms, *, workspace_id):

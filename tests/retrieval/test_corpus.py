@@ -1,14 +1,20 @@
-"""The whole shared corpus (172 real documents, 11 MB) ingests cleanly and routes by jurisdiction."""
+"""The whole shared corpus (172 real documents, 11 MB) ingests cleanly, routes by
+jurisdiction, and its lexical ranking in memory is FTS5's."""
 
 import re
 
 import pytest
+from django.db import connection
 
 from ciq.services import workspace_get_or_create
-from retrieval.models import Chunk, Document
+from retrieval import fts_memory
+from retrieval.evaluation import load_jsonl
+from retrieval.index import lexical_index
+from retrieval.jurisdiction import statewide_jurisdictions
+from retrieval.models import Chunk, Document, Lane
 from retrieval.search import Budget, chunks_retrieve
 from retrieval.services import documents_ingest
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, SHARED_DIR
 
 # The shared corpus sits beside the repository for developers and CI; a clone on its own
 # still runs every other test on the bundled samples.
@@ -61,3 +67,26 @@ def test_each_jurisdiction_routes_to_its_own_documents_and_those_above(corpus_wo
         assert result.chunks, jurisdiction
         assert {c.jurisdiction for c in result.chunks} <= allowed, jurisdiction
         assert result.chunks[0].jurisdiction == jurisdiction, jurisdiction
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite index's two rankings")
+def test_the_dev_questions_get_the_same_top_40_from_fts5_and_from_memory(corpus_workspace, monkeypatch):
+    # retrieval.fts_memory computes FTS5's bm25() in numpy (issue 12): every question of
+    # retrieval_dev.jsonl, unfiltered and in each lane with its jurisdictions, gets the
+    # same chunks, order and scores as from FTS5's own ranking.
+    items = load_jsonl(SHARED_DIR / "bench" / "retrieval_dev.jsonl")
+    index = lexical_index()
+    scopes = [lambda item: {},
+              lambda item: {"lane": Lane.LOCAL, "jurisdictions": set(item["jurisdictions"])},
+              lambda item: {"lane": Lane.STATE,
+                            "jurisdictions": statewide_jurisdictions(set(item["jurisdictions"]))}]
+
+    def searched():
+        return [index.search(item["question"], workspace_id=corpus_workspace.pk, k=40, **scope(item))
+                for item in items for scope in scopes]
+
+    with_memory = searched()
+    monkeypatch.setattr(fts_memory, "ranked", lambda *args: None)
+    monkeypatch.setattr(fts_memory, "document_frequencies", lambda *args: None)
+    assert searched() == with_memory
+    assert len(items) == 150 and sum(bool(hits) for hits in with_memory) > 300
