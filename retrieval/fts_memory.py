@@ -132,25 +132,22 @@ def _term(held: _Workspace, table: str, term: str) -> tuple[np.ndarray, np.ndarr
     found = held.terms.get(term)
     if found is not None:
         return found
+    # Each row's phrase frequency, its instances weighted by column, summed by SQLite (a
+    # third faster than reading every instance: "shall" has 10,355 in 2,430 chunks).
+    # Whole numbers, so exact in any order.
+    weighted = " ".join(f"WHEN '{c}' THEN {float(w)!r}" for c, w in zip(COLUMNS, held.weights, strict=True))
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_instance "
                        f"USING fts5vocab(main, {table}, 'instance')")
-        cursor.execute(f"SELECT doc, col FROM temp.{table}_instance WHERE term = %s", [term])
-        instances = cursor.fetchall()
-    if instances:
-        weight = dict(zip(COLUMNS, held.weights, strict=True))
-        docs = np.fromiter((row[0] for row in instances), dtype=np.int64, count=len(instances))
-        per = np.fromiter((weight[row[1]] for row in instances), dtype=np.float64, count=len(instances))
-        order = np.argsort(docs, kind="stable")
-        docs, per = docs[order], per[order]
-        starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
-        rowids = docs[starts]
-        freq = np.add.reduceat(per, starts)  # whole numbers: exact in any order
-        positions = np.searchsorted(held.rowids, rowids)
-        if positions[-1] >= held.rowids.size or not np.array_equal(held.rowids[positions], rowids):
-            return None  # a row the lengths were not read for: FTS5 ranks this query
-    else:
-        positions, freq = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        cursor.execute(f"SELECT doc, SUM(CASE col {weighted} END) FROM temp.{table}_instance "
+                       "WHERE term = %s GROUP BY doc ORDER BY doc", [term])
+        rows = cursor.fetchall()
+    rowids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+    freq = np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows))
+    positions = np.searchsorted(held.rowids, rowids)
+    if positions.size and (positions[-1] >= held.rowids.size
+                           or not np.array_equal(held.rowids[positions], rowids)):
+        return None  # a row the lengths were not read for: FTS5 ranks this query
     hits = int(positions.size)
     idf = math.log((held.rows - hits + 0.5) / (hits + 0.5))
     if idf <= 0.0:
