@@ -43,8 +43,9 @@ from functools import lru_cache
 import numpy as np
 from django.db import connection
 
-# Largest workspace ranked in memory, in chunks: at this size the rows' lengths take
-# 240 kB and a term searched at most 400 kB; a larger workspace is ranked by FTS5.
+# Largest workspace ranked in memory, in chunks: at this size the rows' rowids and lengths
+# take 400 kB and a term searched at most 400 kB more (4,108 chunks: 2.0 MB after the 150
+# questions of retrieval_dev.jsonl, 384 terms); a larger workspace is ranked by FTS5.
 MEMORY_MAX_CHUNKS = 25_000
 MEMORY_WORKSPACES = 8  # workspaces held at once, the last searched
 MEMORY_TERMS = 20_000  # terms held per workspace before they are all dropped
