@@ -153,7 +153,7 @@ owe|pay|damages|liable|payment
 sponsor|sponsorship|sponsored
 sell|sale|sell off|sell-off|dispose|inventory|stock|remaining stock
 supervise|supervision|supervisory|examination|larger participant|big player|major player|big players
-debt collector|collection agency|debt collection|collector|collections
+debt collector|collection agency|debt collection|collector
 privacy notice|annual notice|privacy policy|annual privacy notice
 former customer|paid off|no longer a customer|closed account|terminated relationship
 escrow|escrow account|impound|cushion|buffer

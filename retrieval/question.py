@@ -490,7 +490,7 @@ def focus_term(clause: str, terms: Sequence[Term]) -> Term | None:
 HEAD_NOUNS = frozenset(stem(w) for w in """
     permit permits license licenses licence licences fee fees service services limit limits
     charge charges tax taxes plan plans fine fines penalty penalties rate rates registration
-    inspection inspections certificate certificates
+    inspection inspections certificate certificates account accounts
     """.split())
 # Kinds of money the documents name apart: a tax is no fee and a fine no tax, so in front
 # of another head noun ("property tax rate", "tax penalty") one of these says which.

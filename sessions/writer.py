@@ -469,10 +469,12 @@ def _permits(used: Sequence[Candidate], pool: Sequence[Candidate]) -> list[str]:
     return items
 
 
-def _facet_key(c: Candidate, facet: int) -> tuple:
+def _facet_key(c: Candidate, facet: int, parties: _AskedParties | None = None) -> tuple:
     """Order of the sentences that address ``facet``: its coverage (to a tenth), then
-    the chunk's retrieval score, then the newer document."""
-    return (_coverage(c, facet), round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
+    whether the party the question has acting acts in it (``parties``), then the chunk's
+    retrieval score, then the newer document."""
+    acting = parties is not None and parties.acts_in(c)
+    return (_coverage(c, facet), acting, round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
 
 
 def _coverage(c: Candidate, facet: int) -> float:
@@ -535,6 +537,15 @@ class _AskedParties:
         agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
         return any(agent is not None and agent.same(m) for agent in agents for m in self.acted_on)
 
+    def acts_in(self, c: Candidate) -> bool:
+        """Whether the party the question has acting is the agent of one of ``c``'s
+        clauses ("The council shall hold a regular meeting …" for "When does the city
+        council meet?"; a notice published before a hearing has no such agent)."""
+        if not self.actor:
+            return False
+        agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
+        return any(agent is not None and agent.same(m) for agent in agents for m in self.actor)
+
     def acted_upon_in(self, c: Candidate) -> bool:
         """Whether the party the question asks about as the one acting is only acted on
         in ``c``, by another party, and acts in none of its clauses: "the Building Official
@@ -564,7 +575,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
     """The sentences of an Answer and the facets no sentence addresses.
 
     For each facet in question order, the best sentence that addresses it
-    (:func:`_facet_key`; by its words before by meaning only), one in which a party the
+    (:func:`_facet_key`: of those that cover it alike, one whose agent is the party the
+    question has acting first; by its words before by meaning only), one in which a party the
     question acts on acts last; none in
     which the party the question has acting is only acted on by another
     (:class:`_AskedParties`).
@@ -588,8 +600,11 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
             missing.append(i)
             continue
         direct = [c for c in options if not parties[i].reversed_in(c)]
-        best = max(direct or options, key=lambda c: _facet_key(c, i))
-        picked.append(_newest_local(best, direct, i))
+        # Of sentences that cover the facet alike, one whose agent is the party the
+        # question has acting leads, and only another such may supersede it.
+        best = max(direct or options, key=lambda c: _facet_key(c, i, parties[i]))
+        peers = [c for c in direct if parties[i].acts_in(c) == parties[i].acts_in(best)]
+        picked.append(_newest_local(best, peers, i))
     used = {c.chunk.chunk_id for c in picked}
     # A sentence read by meaning only may lead where no sentence's words answer; beside
     # an answer its words show, it would only lower the answer's confidence.

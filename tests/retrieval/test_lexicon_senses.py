@@ -104,3 +104,10 @@ def test_flying_drunk_is_operating_an_aircraft_while_intoxicated():
     dropping = ("No person shall throw or drop any missile or other article or substance from any aircraft "
                 "in flight.")
     assert sentence_relevance(analysis, dropping).coverage[0] < 1.0
+
+
+def test_a_collection_is_no_debt_collector():
+    # "collections" stems as "collect": "collection calls" of a mortgage servicer, the
+    # collection of data, of fees
+    assert ("collect",) not in alternatives(("debt", "collector"))
+    assert ("collector",) in alternatives(("debt", "collector"))

@@ -592,3 +592,22 @@ def test_a_kind_of_money_in_front_of_another_says_which_one():
     assert not sentence_relevance(analysis, sealer).addressed
     levy = "The county levies a property tax at a rate of $0.45 per $100 of assessed valuation."
     assert sentence_relevance(analysis, levy).addressed == (0,)
+
+
+def test_how_often_something_happens_is_a_time_the_question_asks_for():
+    analysis = question_analyse("When does the city council meet?")
+    charter = ("The council shall hold a regular meeting at least once each month at a time and place "
+               "which it designates.")
+    assert sentence_relevance(analysis, charter).addressed == (0,)
+    assert sentence_relevance(analysis, "The council shall meet as it designates.").addressed == ()
+
+
+def test_what_kind_of_account_is_asked_about_is_a_key_term():
+    analysis = question_analyse("How long does a bank have to keep records of a savings account?")
+    assert [k.key for k in analysis.facets[0].keys] == ["save"]
+    credit = ("For 25 months after the date that a creditor notifies an applicant of adverse action "
+              "regarding an existing account, the creditor shall retain as to that account any written "
+              "statement.")
+    assert not sentence_relevance(analysis, credit).addressed
+    savings = "A savings institution shall retain records of each account for a minimum of two years."
+    assert sentence_relevance(analysis, savings).addressed == (0,)

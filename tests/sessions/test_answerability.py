@@ -598,3 +598,17 @@ def test_a_town_the_documents_only_mention_must_be_named_by_the_answer(demo_work
                           workspace=demo_workspace).mentioned == []  # an English word
     turn = ask(demo_workspace, question)
     assert turn.outcome == Outcome.NOT_ANSWERED, turn.answer_markdown
+
+
+def test_of_two_sentences_that_cover_the_question_the_one_in_which_the_asker_s_party_acts_leads():
+    """"When does the city council meet?": the charter's "The council shall hold a regular
+    meeting at least once each month" leads, not a newer ordinance's notice of a hearing,
+    which holds the same words (council, hearing) and a newer date but no council acting."""
+    charter = _town_fee("charter13aaa", "City of Rivergrove City Charter (1974)",
+                        "The council shall hold a regular meeting at least once each month in or near the "
+                        "city at a time and at a place which it designates.")
+    notice = _town_fee("ord65notice1", "Rivergrove Ord. No. 65-99 (1999)",
+                       "Notice of such a public hearing before the City Council shall be published in the "
+                       "monthly edition of the Rivergrove Report.")
+    for chunks in ([charter, notice], [notice, charter]):
+        assert _first_cited(_composed("When does the city council meet?", chunks)) == "charter13aaa"
