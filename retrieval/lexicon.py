@@ -34,7 +34,13 @@ from ciq.text import content_terms, stem, tokenize
 # in any inflection ("held off", "backing out"), never as a phrasing of another word.
 AS_WRITTEN_ONLY = frozenset(
     "hold up|hold off|hold on to|back out|back out of|pass on|turn down|run out|runs out"
-    "|give up|given up|not in use|per unit|far back from".split("|"))
+    "|give up|given up|not in use|per unit|far back from"
+    # "paid" is no closed account, "pay" no liability, "time" no extension, "year" nothing
+    # annual, "court" no jurisdiction, "head" no notice, "step" no resignation:
+    "|paid off|pay for|pay within|more time|each year|once a year|which court|heads up|heads-up"
+    "|step down|take down|take out|go up|put in|hand over|be issued|after the fact|have in place"
+    "|get out of|pull out of|on the hook|as large as|relative to|closed off|in writing|tip off"
+    "|demand for documents".split("|"))
 # Negations are stopwords too, so a negated phrase of one content word has that word's
 # stem, which says its opposite: "without authorization" would be "author" (as in "Health
 # Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where

@@ -137,8 +137,11 @@ TIME_OF_DAY = frozenset(stem(w) for w in _TIME_OF_DAY_WORDS)
 # entity that is self-insured" says nothing about recording a conversation). "Illegal"
 # and "unlawful" stay: the lexicon reads them as a violation or an offense.
 LEGALITY = frozenset(stem(w) for w in "legal lawful legally lawfully".split())
+# "What/which X …", and "how much/long is (the) X …": X is what the clause asks about.
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
-                       r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)", re.I)
+                       r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)"
+                       r"|\bhow (?:much|long) (?:is|are|was|were) (?:the\s+|a\s+|an\s+|my\s+|our\s+)?"
+                       r"(?!(?:it|that|this|there|they|these|those)\b)([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
 # Terms kept whatever else happens: a number or year in the question is a fact to match.
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -457,8 +460,11 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
             end, phrase = phrases[i]
             if len(phrase) > 1 or phrase[0] not in dropped:
                 # A lexicon word used as a verb ("have to *give*", "who has to *pay*") is
-                # the asker's wording of the act as much as any other verb.
-                terms.setdefault(phrase, Term(phrase, alternatives(phrase),
+                # the asker's wording of the act as much as any other verb. A word the
+                # question writes in a phrase counted only as written means what that
+                # phrase means ("paid off" a loan: a former customer, not a wage paid).
+                written_sense = written_alternatives(phrase[0], text) if len(phrase) == 1 else None
+                terms.setdefault(phrase, Term(phrase, written_sense or alternatives(phrase),
                                               verbal=len(phrase) == 1 and phrase[0] in verbal))
             i = end
             continue
@@ -470,18 +476,20 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
 
 
 def focus_term(clause: str, terms: Sequence[Term]) -> Term | None:
-    """The term a "what/which X" clause asks about, when it is one of ``terms`` and not
-    a :data:`SLOT_NOUNS`, :data:`SCAFFOLD` or :data:`GENERIC_MODIFIERS` word."""
+    """The term a "what/which X" or "how much/long is X" clause asks about, when it is
+    one of ``terms`` and not a :data:`SLOT_NOUNS` or :data:`GENERIC_MODIFIERS` word, nor a
+    :data:`SCAFFOLD` word outside a lexicon phrase ("the late fee" is one)."""
     m = _FOCUS_RE.search(cue_text(clause))
     if not m:
         return None
-    if not m.group(1)[0].islower():  # a name ("What is Idan Maimon paid") is not a focus
+    named = m.group(1) or m.group(2)
+    if not named[0].islower():  # a name ("What is Idan Maimon paid") is not a focus
         return None
-    word = stem(m.group(1).lower())
+    word = stem(named.lower())
     # "What's the city fee …": "city" places the fee, it does not say which one.
-    if word in SLOT_NOUNS or word in SCAFFOLD or word in GENERIC_MODIFIERS:
+    if word in SLOT_NOUNS or word in GENERIC_MODIFIERS:
         return None
-    return next((t for t in terms if word in t.stems), None)
+    return next((t for t in terms if word in t.stems and (word not in SCAFFOLD or len(t.stems) > 1)), None)
 
 
 # Nouns that name a kind of thing a question asks about, whose modifiers say which one

@@ -408,11 +408,14 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
     # Relevance is capped at 1.0 for every sentence that addresses a facet; among those,
     # the one holding more of the facet's terms comes first ("Tree Cutting Permit: New
     # Fee $75" before "Building Structure permit review: New Fee $400" for a tree permit).
-    # Then the one that says it in the question's own words: "Minimum lot size: 3 acres."
-    # before "Lots with an area of 3 to 4 acres …" for "What is the minimum lot size?".
+    # Then a table row that says it in the question's own words: "Minimum lot size: 3
+    # acres." before "Lots with an area of 3 to 4 acres …" for "What is the minimum lot
+    # size?". Only a row: in prose the rule and its exception share the words, and the
+    # exception may be the one that repeats the question's ("may be extended … prior to
+    # expiration" beside "shall lapse" within 18 months).
     own = [t.stems for t in analysis.topic if not t.told] if analysis is not None else []
     found.sort(key=lambda c: (-(c.relevance + 0.1 * c.chunk.score), -_best_coverage(c),
-                              -sum(all(s in c.terms for s in stems) for stems in own),
+                              -sum(all(s in c.terms for s in stems) for stems in own) if c.row else 0,
                               c.chunk.rank, c.position))
     return found
 

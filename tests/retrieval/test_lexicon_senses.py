@@ -111,3 +111,22 @@ def test_a_collection_is_no_debt_collector():
     # collection of data, of fees
     assert ("collect",) not in alternatives(("debt", "collector"))
     assert ("collector",) in alternatives(("debt", "collector"))
+
+
+@pytest.mark.parametrize("phrase, sense, word", [
+    (("close", "account"), "a closed account", ("paid",)),  # "paid off"
+    (("liabil",), "liability", ("pai",)),  # "pay for"
+    (("extens",), "an extension", ("time",)),  # "more time"
+    (("annual",), "annual", ("year",)),  # "each year"
+    (("notic",), "notice", ("head",)),  # "heads up"
+])
+def test_a_phrase_whose_other_words_are_stopwords_lends_no_sense_to_its_one_word(phrase, sense, word):
+    assert word not in alternatives(phrase), sense
+
+
+def test_a_word_the_question_writes_in_a_phrase_counted_only_as_written_means_that_phrase():
+    # "paid" alone is a wage's word; a loan "paid off" makes a former customer
+    analysis = question_analyse("Do we still have to mail the yearly privacy notice to a borrower who paid "
+                                "off her car loan?")
+    term = next(t for f in analysis.facets for t in f.terms if t.stems == ("paid",))
+    assert ("former", "custom") in term.alternatives and ("salari",) not in term.alternatives

@@ -611,3 +611,24 @@ def test_what_kind_of_account_is_asked_about_is_a_key_term():
     assert not sentence_relevance(analysis, credit).addressed
     savings = "A savings institution shall retain records of each account for a minimum of two years."
     assert sentence_relevance(analysis, savings).addressed == (0,)
+
+
+@pytest.mark.parametrize("question, focus", [
+    ("How much is the late fee on a car lease?", "late fee"),
+    ("How long is a conditional use permit good for?", "condit us permit"),
+    ("How long is the warranty on a new roof?", "warranti"),
+    ("How much is it to file an appeal?", None),
+])
+def test_how_much_or_how_long_is_something_asks_about_it(question, focus):
+    found = question_analyse(question).facets[0].focus
+    assert (found.key if found else None) == focus
+
+
+def test_a_sentence_without_the_asked_thing_does_not_say_how_much_it_is():
+    analysis = question_analyse("How much is the late fee on a car lease?")
+    returning = ("For example, if no fee or a lower fee is imposed for returning a leased vehicle to the "
+                 "originating dealer as opposed to another location, that fact may be disclosed.")
+    assert not sentence_relevance(analysis, returning).addressed
+    late = ("A late charge of $25 is imposed on a car lease payment received more than 10 days after its "
+            "due date.")
+    assert sentence_relevance(analysis, late).addressed == (0,)

@@ -612,3 +612,18 @@ def test_of_two_sentences_that_cover_the_question_the_one_in_which_the_asker_s_p
                        "monthly edition of the Rivergrove Report.")
     for chunks in ([charter, notice], [notice, charter]):
         assert _first_cited(_composed("When does the city council meet?", chunks)) == "charter13aaa"
+
+
+def test_in_prose_the_rule_leads_though_its_exception_repeats_the_question_s_words():
+    """"How long until a conditional use permit expires?": the rule ("shall lapse" within
+    18 months) leads, not the extension that repeats "expiration" (memo-05)."""
+    regulation = _chunk(
+        "cupexpire001", jurisdiction="US-MO-Ray", level="county",
+        title="Ray County Planning & Zoning Regulations (2005)", heading="30.9 Conditional Use Permits",
+        text="If a building permit for an approved Conditional Use has not been issued within 18 months of "
+             "the date that the Conditional Use Permit was approved by the County Commission, the "
+             "Conditional Use Permit shall lapse and be of no further effect. The time frames of this "
+             "sub-Article may be extended for up to 1 year by the County Commission if an extension "
+             "request is filed prior to expiration of the Conditional Use Permit.")
+    text = _composed("How long until a conditional use permit expires?", [regulation])
+    assert text.startswith("If a building permit for an approved Conditional Use"), text
