@@ -90,7 +90,6 @@ _ABBREVIATIONS = frozenset({
     "sep", "sept", "oct", "nov", "dec", "ex", "exh", "op", "cf",
 })
 _DOTTED_ABBREVIATION_RE = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
-_LAST_TOKEN_RE = re.compile(r"(\S+)$")
 _WORD_RE = re.compile(r"\S+")
 _NONEMPTY_LINE_RE = re.compile(r"[^\n]+")
 _HEADING_MARKUP_RE = re.compile(r"^#{1,6}\s+|^\*\*|\*\*:?$|^__|__:?$")
@@ -364,9 +363,13 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     begin = start
     for m in _SENTENCE_END_RE.finditer(text, start, end):
         period = m.start()
-        token = _LAST_TOKEN_RE.search(text, begin, period)
-        if token:
-            word = token.group(1).lstrip("(\"'“[").lower()
+        # The word before the stop: back from it to a space. A search forward from the
+        # sentence's start read the sentence again at each abbreviation it holds.
+        word_start = period
+        while word_start > begin and not text[word_start - 1].isspace():
+            word_start -= 1
+        if word_start < period:
+            word = text[word_start:period].lstrip("(\"'“[").lower()
             if (
                 len(word) <= 1
                 or word in _ABBREVIATIONS
