@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 from django.core.files import File
-from django.db import models, transaction
+from django.db import connection, models, transaction
 
 from ciq.models import AuditEvent, Workspace
 from ciq.permissions import Action, permission_require
@@ -59,6 +59,7 @@ SKIPPED_FILE_NAMES = frozenset({"manifest.csv", "sources.csv", "readme.md", "sou
 _STORED_STEM_CHARS = 60  # FileField max_length is 100 including "documents/YYYY/MM/"
 _REASON_CHARS = 300  # longest failure reason kept from an unexpected exception
 _EMBED_SLICE = 512  # chunks embedded and committed together by workspace_embed
+_INSERT_ROWS = 500  # chunk rows per INSERT statement (14 values each; SQLite allows 32,766)
 
 
 class IngestStatus(models.TextChoices):
@@ -583,7 +584,7 @@ def _write_document(
             if at_path is not None:
                 chunks_delete(document, index)
             text = extracted.text
-            created = Chunk.objects.bulk_create(
+            created = chunks_insert(
                 [
                     Chunk(
                         document=document,
@@ -602,8 +603,7 @@ def _write_document(
                         lane=document.lane,
                     )
                     for ordinal, span in enumerate(spans)
-                ],
-                batch_size=500,
+                ]
             )
             index.upsert(document, created, vectors=vectors if embedder is not None else None,
                          model=embedder.name if embedder is not None else "")
@@ -712,6 +712,51 @@ def _not_embedded(workspace: Workspace, exc: Exception) -> str:
                f"{workspace.name!r}` when the embedder is back.")
     logger.warning("%s", warning)
     return warning
+
+
+def chunks_insert(chunks: list[Chunk]) -> list[Chunk]:
+    """Insert ``chunks`` (new, unsaved, of one document) and set their primary keys;
+    returns them. What ``Chunk.objects.bulk_create`` does, a few times faster.
+
+    Why not the ORM: ``bulk_create`` prepares every value of every row through its field
+    (``get_db_prep_save``, 14 fields a chunk), which cost more than the INSERT itself
+    (the corpus's 4,108 chunks: 0.36 s against 0.11 s of SQL). The values here are
+    already what the columns hold (ints, strings, None); only the JSON columns go
+    through their field, so each database adapts them as the ORM would (a string on
+    SQLite, ``Jsonb`` on PostgreSQL). The keys are read back with each row's ordinal
+    (``RETURNING id, ordinal``): SQLite does not promise RETURNING rows in the order of
+    the VALUES. A database without RETURNING (SQLite before 3.35) gets ``bulk_create``.
+    Call inside the transaction that writes the document."""
+    if not chunks:
+        return chunks
+    if not connection.features.can_return_rows_from_bulk_insert:
+        return Chunk.objects.bulk_create(chunks, batch_size=_INSERT_ROWS)
+    meta = Chunk._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    json_fields = {f.attname: f for f in fields if f.get_internal_type() == "JSONField"}
+    quote = connection.ops.quote_name
+    insert = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+              "VALUES ")
+    returning = f" RETURNING {quote(meta.pk.column)}, {quote(meta.get_field('ordinal').column)}"
+    row_sql = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    by_ordinal = {chunk.ordinal: chunk for chunk in chunks}
+    with connection.cursor() as cursor:
+        for start in range(0, len(chunks), _INSERT_ROWS):
+            batch = chunks[start:start + _INSERT_ROWS]
+            values = []
+            for chunk in batch:
+                for f in fields:
+                    value = getattr(chunk, f.attname)
+                    if f.attname in json_fields:
+                        value = json_fields[f.attname].get_db_prep_save(value, connection)
+                    values.append(value)
+            cursor.execute(insert + ", ".join([row_sql] * len(batch)) + returning, values)
+            for pk, ordinal in cursor.fetchall():
+                by_ordinal[ordinal].pk = pk
+    for chunk in chunks:
+        chunk._state.adding = False
+        chunk._state.db = connection.alias
+    return chunks
 
 
 def chunks_delete(document: Document, index: ChunkIndex) -> None:

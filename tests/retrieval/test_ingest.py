@@ -13,6 +13,8 @@ from django.core.management import CommandError, call_command
 
 from ciq.services import workspace_get_or_create
 from retrieval import services
+from retrieval.chunking import chunk_id_for, chunk_text, span_sections
+from retrieval.extract import extract_text
 from retrieval.index import lexical_index
 from retrieval.management.commands import ingest as ingest_command
 from retrieval.manifest import DocumentMetadata, ManifestError, default_metadata, read_manifest
@@ -298,14 +300,13 @@ def test_a_metadata_change_alone_updates_the_document_without_rechunking(
 
 
 def test_a_failure_while_writing_leaves_no_chunks_behind(other_workspace, samples_dir, monkeypatch):
-    original = Chunk.objects.bulk_create
+    original = services.chunks_insert
 
-    def write_some_then_fail(objs, *args, **kwargs):
-        objs = list(objs)
-        original(objs[:2], *args, **kwargs)
+    def write_some_then_fail(chunks):
+        original(chunks[:2])
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(Chunk.objects, "bulk_create", write_some_then_fail)
+    monkeypatch.setattr(services, "chunks_insert", write_some_then_fail)
 
     result = document_ingest(workspace=other_workspace, path=samples_dir / CFR_1006)
 
@@ -315,6 +316,30 @@ def test_a_failure_while_writing_leaves_no_chunks_behind(other_workspace, sample
     assert document.status == Document.Status.FAILED and document.file.name == ""
     assert not Chunk.objects.filter(document__workspace=other_workspace).exists()
     assert fts_rows() == Chunk.objects.count()
+
+
+def test_chunks_are_stored_as_the_chunker_cut_them(other_workspace, samples_dir):
+    # Chunk rows are written by one INSERT of many rows (services.chunks_insert), not the
+    # ORM's bulk_create: each column, the JSON ones too, reads back as the span said.
+    path = samples_dir / MINUTES_PDF
+    document = document_ingest(workspace=other_workspace, path=path).document
+    extracted = extract_text(path)
+    spans = chunk_text(extracted.text, extracted.page_starts)
+
+    rows = list(Chunk.objects.filter(document=document).order_by("pk"))
+
+    assert [c.ordinal for c in rows] == list(range(len(spans)))
+    for chunk, span in zip(rows, spans, strict=True):
+        assert (chunk.text, chunk.char_start, chunk.char_end) == (
+            extracted.text[span.char_start : span.char_end], span.char_start, span.char_end)
+        assert (chunk.page_start, chunk.page_end, chunk.token_count) == (
+            span.page_start, span.page_end, span.words)
+        assert (chunk.heading, chunk.heading_path, chunk.sections) == (
+            span.heading, list(span.heading_path), span_sections(span))
+        assert chunk.chunk_id == chunk_id_for(document.sha256, span.char_start, span.char_end)
+        assert (chunk.jurisdiction, chunk.lane) == (document.jurisdiction, document.lane)
+    assert any(c.sections for c in rows) and any(c.page_end != c.page_start for c in rows)
+    assert fts_match("meeting") > 0
 
 
 def test_deleting_a_document_removes_its_chunks_from_the_index(other_workspace, samples_dir):
