@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from django.core.files import File
 from django.db import connection, models, transaction
+from django.db.models import Q
 
 from ciq.models import AuditEvent, Workspace
 from ciq.permissions import Action, permission_require
@@ -60,6 +61,7 @@ _STORED_STEM_CHARS = 60  # FileField max_length is 100 including "documents/YYYY
 _REASON_CHARS = 300  # longest failure reason kept from an unexpected exception
 _EMBED_SLICE = 512  # chunks embedded and committed together by workspace_embed
 _INSERT_ROWS = 500  # chunk rows per INSERT statement (14 values each; SQLite allows 32,766)
+_LOOKUP_PATHS = 500  # source paths per query of _ready_sizes
 
 
 class IngestStatus(models.TextChoices):
@@ -190,9 +192,6 @@ def document_ingest(
     path = Path(path)
     shown = shown_as or str(path)
     source_path = source_path or str(path.resolve())
-    at_path = (
-        Document.objects.filter(workspace=workspace, source_path=source_path).order_by("id").first()
-    )
 
     size = 0
     try:
@@ -200,21 +199,19 @@ def document_ingest(
         too_large = oversize_reason(size)
         if too_large:  # refused before a byte of it is read
             return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
-                                   metadata=metadata, at_path=at_path, sha256="", size=size,
-                                   reason=too_large)
+                                   metadata=metadata, at_path=_document_at(workspace, source_path),
+                                   sha256="", size=size, reason=too_large)
         sha256, size = _file_digest(path)
     except OSError as exc:
         reason = "file not found" if isinstance(exc, FileNotFoundError) else (
             f"cannot read file ({exc.strerror or exc})"
         )
         return _record_failure(workspace=workspace, path=path, shown=shown, source_path=source_path,
-                               metadata=metadata, at_path=at_path, sha256="", size=size,
-                               reason=reason)
+                               metadata=metadata, at_path=_document_at(workspace, source_path),
+                               sha256="", size=size, reason=reason)
 
-    same = at_path if (at_path is not None and at_path.sha256 == sha256) else (
-        Document.objects.filter(workspace=workspace, sha256=sha256,
-                                status=Document.Status.READY).order_by("id").first()
-    )
+    at_path, ready_same = _documents_at_or_with(workspace, source_path, sha256)
+    same = at_path if (at_path is not None and at_path.sha256 == sha256) else ready_same
     if same is not None and same.status == Document.Status.READY:
         if at_path is not None and at_path.pk != same.pk:
             # Chunk ids derive from the sha256: two documents with the same bytes would
@@ -316,6 +313,7 @@ def documents_ingest(
     entries = read_manifest(manifest) if manifest is not None else {}
     manifest_root = Path(manifest).resolve().parent if manifest is not None else None
     summary = IngestSummary(skipped=[str(p) for p in collected.skipped])
+    ready = _ready_sizes(workspace, collected.files)
     for i, file in enumerate(collected.files):
         metadata = None
         if manifest_root is not None:
@@ -323,7 +321,7 @@ def documents_ingest(
             if resolved.is_relative_to(manifest_root):
                 metadata = entries.get(resolved.relative_to(manifest_root).as_posix())
         following = collected.files[i + 1] if i + 1 < len(collected.files) else None
-        then = following if following is not None and _to_be_read(workspace, following) else None
+        then = following if following is not None and _to_be_read(following, ready) else None
         result = document_ingest(workspace=workspace, path=file, metadata=metadata, then=then)
         summary.add(result)
         with contextlib.suppress(OSError):  # a file gone since: counted as failed already
@@ -334,19 +332,31 @@ def documents_ingest(
     return summary
 
 
-def _to_be_read(workspace: Workspace, path: Path) -> bool:
+def _ready_sizes(workspace: Workspace, files: Sequence[Path]) -> set[tuple[str, int]]:
+    """(source path, size in bytes) of the workspace's ready documents at the paths of
+    ``files``: what :func:`_to_be_read` looks at, read once for a batch (500 paths a
+    query) instead of once per file."""
+    paths = [str(file.resolve()) for file in files]
+    ready: set[tuple[str, int]] = set()
+    for start in range(0, len(paths), _LOOKUP_PATHS):
+        ready.update(Document.objects.filter(workspace=workspace, status=Document.Status.READY,
+                                             source_path__in=paths[start:start + _LOOKUP_PATHS])
+                     .values_list("source_path", "size_bytes"))
+    return ready
+
+
+def _to_be_read(path: Path, ready: set[tuple[str, int]]) -> bool:
     """Whether ingesting ``path`` will likely read it, so it is worth reading ahead: no
-    ready document of the workspace at its path has its size (an unchanged file is
-    known by its digest only later; a wrong guess costs one file read for nothing, or
-    one file not read ahead)."""
+    ready document at its path had its size when the batch began (``ready``:
+    :func:`_ready_sizes`; an unchanged file is known by its digest only later; a wrong
+    guess costs one file read for nothing, or one file not read ahead)."""
     try:
         size = path.stat().st_size
     except OSError:
         return False
     if oversize_reason(size):
         return False
-    return not Document.objects.filter(workspace=workspace, source_path=str(path.resolve()),
-                                       status=Document.Status.READY, size_bytes=size).exists()
+    return (str(path.resolve()), size) not in ready
 
 
 def collect_files(paths: Sequence[Path]) -> CollectedFiles:
@@ -468,6 +478,27 @@ def _extract_and_chunk(path: Path) -> tuple[ExtractedText, list]:
     return extracted, chunk_text(extracted.text, extracted.page_starts)
 
 
+def _document_at(workspace: Workspace, source_path: str) -> Document | None:
+    """The workspace's document at ``source_path`` (the first made, if several)."""
+    return Document.objects.filter(workspace=workspace, source_path=source_path).order_by("id").first()
+
+
+def _documents_at_or_with(workspace: Workspace, source_path: str,
+                          sha256: str) -> tuple[Document | None, Document | None]:
+    """(the workspace's document at ``source_path``, its first ready document holding the
+    bytes ``sha256``), each the first made if several, None if none: one query, where
+    ingest asked two for each file."""
+    at_path = ready_same = None
+    for document in (Document.objects.filter(workspace=workspace)
+                     .filter(Q(source_path=source_path) | Q(sha256=sha256, status=Document.Status.READY))
+                     .order_by("id")):
+        if at_path is None and document.source_path == source_path:
+            at_path = document
+        if ready_same is None and document.sha256 == sha256 and document.status == Document.Status.READY:
+            ready_same = document
+    return at_path, ready_same
+
+
 def _file_digest(path: Path) -> tuple[str, int]:
     """(sha256 hex of the file's bytes, size in bytes), read in 1 MiB blocks."""
     digest = hashlib.sha256()
@@ -579,7 +610,9 @@ def _write_document(
             document.page_count = extracted.page_count
             document.status = Document.Status.READY
             document.error = ""
-            document.full_clean(exclude=["file"])
+            # The metadata's lengths and choices are checked; the workspace, the caller's
+            # own row, is not looked up again (a query for each file).
+            document.full_clean(exclude=["file", "workspace"])
             document.save()  # derives the lane from the level
             if at_path is not None:
                 chunks_delete(document, index)

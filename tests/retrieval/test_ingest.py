@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from ciq.services import workspace_get_or_create
 from retrieval import services
@@ -316,6 +317,24 @@ def test_a_failure_while_writing_leaves_no_chunks_behind(other_workspace, sample
     assert document.status == Document.Status.FAILED and document.file.name == ""
     assert not Chunk.objects.filter(document__workspace=other_workspace).exists()
     assert fts_rows() == Chunk.objects.count()
+
+
+def test_a_batch_asks_the_database_a_bounded_number_of_questions_per_file(
+    other_workspace, samples_dir, django_assert_max_num_queries
+):
+    # Per file: one lookup (the document at its path or with its bytes), the savepoint and
+    # its release, the document, its chunks and their lexical rows (on SQLite the table
+    # made if missing, two statements; on PostgreSQL the write lock and the term counts,
+    # three); for the batch, one lookup of the ready documents to read ahead. It was 11
+    # a file on SQLite: the two lookups, the read-ahead check and the workspace
+    # looked up again by full_clean were one query each.
+    files = [samples_dir / name for name in (CFR_1006, ORS_156, MINUTES_PDF, PARK_HOURS)]
+    per_file = 9 if connection.vendor == "postgresql" else 8
+
+    with django_assert_max_num_queries(per_file * len(files) + 1):
+        summary = documents_ingest(workspace=other_workspace, paths=files)
+
+    assert (summary.created, summary.failed) == (len(files), 0)
 
 
 def test_chunks_are_stored_as_the_chunker_cut_them(other_workspace, samples_dir):

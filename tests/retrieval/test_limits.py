@@ -268,13 +268,14 @@ def test_a_file_read_ahead_keeps_its_limits(settings, tmp_path):
 
 
 def test_a_batch_reads_ahead_only_the_files_it_will_read(demo_workspace, tmp_path):
-    from retrieval.services import _to_be_read
+    from retrieval.services import _ready_sizes, _to_be_read
 
     loaded = Document.objects.filter(workspace=demo_workspace).first()
-    assert not _to_be_read(demo_workspace, Path(loaded.source_path))  # unchanged: not read again
     new = tmp_path / "new.txt"
     new.write_text("A new ordinance text.")
-    assert _to_be_read(demo_workspace, new)
+    ready = _ready_sizes(demo_workspace, [Path(loaded.source_path), new])
+    assert not _to_be_read(Path(loaded.source_path), ready)  # unchanged: not read again
+    assert _to_be_read(new, ready)
 
 
 def test_the_ingest_reports_a_limit_on_the_file(settings, monkeypatch, demo_workspace, tmp_path):
