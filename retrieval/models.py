@@ -71,7 +71,12 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["title"]
-        indexes = [models.Index(fields=["workspace", "source_path"])]
+        indexes = [
+            models.Index(fields=["workspace", "source_path"]),
+            # Ingest looks a file's bytes up in its workspace: without this, SQLite walked
+            # every document of the workspace for each file (0.5 s of 1,720 files).
+            models.Index(fields=["workspace", "sha256"]),
+        ]
 
     def __str__(self) -> str:
         return self.title

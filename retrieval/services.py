@@ -32,7 +32,6 @@ from pathlib import Path
 import numpy as np
 from django.core.files import File
 from django.db import connection, models, transaction
-from django.db.models import Q
 
 from ciq.models import AuditEvent, Workspace
 from ciq.permissions import Action, permission_require
@@ -487,11 +486,15 @@ def _documents_at_or_with(workspace: Workspace, source_path: str,
                           sha256: str) -> tuple[Document | None, Document | None]:
     """(the workspace's document at ``source_path``, its first ready document holding the
     bytes ``sha256``), each the first made if several, None if none: one query, where
-    ingest asked two for each file."""
+    ingest asked two for each file. A UNION, not an OR: SQLite reads each half from its
+    own index ((workspace, source_path), (workspace, sha256)), but the OR from the
+    workspace's, every document of the workspace for each file."""
     at_path = ready_same = None
-    for document in (Document.objects.filter(workspace=workspace)
-                     .filter(Q(source_path=source_path) | Q(sha256=sha256, status=Document.Status.READY))
-                     .order_by("id")):
+    # Unordered halves: SQLite refuses an ORDER BY (Document's default) inside a UNION.
+    by_path = Document.objects.filter(workspace=workspace, source_path=source_path).order_by()
+    by_bytes = (Document.objects.filter(workspace=workspace, sha256=sha256, status=Document.Status.READY)
+                .order_by())
+    for document in by_path.union(by_bytes).order_by("id"):
         if at_path is None and document.source_path == source_path:
             at_path = document
         if ready_same is None and document.sha256 == sha256 and document.status == Document.Status.READY:
