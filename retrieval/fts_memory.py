@@ -25,14 +25,16 @@ What is held, per workspace of at most :data:`MEMORY_MAX_CHUNKS` chunks (the
 :data:`MEMORY_WORKSPACES` last searched): the rows' lengths, and the score column of
 each term searched since the workspace last changed. It is valid while the workspace's
 FTS5 table is unchanged: every search first reads the table's averages and structure
-records and its highest rowid (one query; any committed write changes them, and a write
-inside an open transaction changes the averages at once), and a write through
-:mod:`retrieval.fts` in this process forgets the workspace (:func:`forget`). What is
-read inside a transaction is used but not kept: what it wrote may still be rolled back.
+records and its highest rowid (one query; any committed write changes them), and a write
+through :mod:`retrieval.fts` in this process forgets the workspace (:func:`forget`). FTS5
+writes its averages record only at commit, so a search inside a transaction works on a
+private copy of what is held: what it reads there, its own writes included, which may
+still be rolled back, is used but never kept.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections import OrderedDict
@@ -103,6 +105,10 @@ def _current(workspace_id: int, table: str, weights: tuple[float, ...]) -> _Work
     key = (generation, bytes(averages), bytes(structure or b""), last, weights)
     held = _workspaces.get(workspace_id)
     if held is not None and held.key == key:
+        if connection.in_atomic_block:
+            # What a term reads here may include this transaction's own writes, which may
+            # be rolled back: it goes to a private copy, never to what other searches share.
+            return dataclasses.replace(held, terms=dict(held.terms))
         with _lock:
             if workspace_id in _workspaces:
                 _workspaces.move_to_end(workspace_id)

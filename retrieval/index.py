@@ -178,7 +178,8 @@ def _in_scope(rowids, scores, *, k: int, scope: str, params: list) -> list[Hit]:
     the workspace and pass the filters (``scope``, :func:`_chunk_filters`), in order: the
     rows the SQL ranking's join keeps, read for the best candidates only."""
     hits: list[Hit] = []
-    start, size = 0, max(SCOPE_BATCH, 4 * k)
+    most = SCOPE_BATCH_MAX - len(params)  # the statement's variables: the batch and the filters
+    start, size = 0, min(max(SCOPE_BATCH, 4 * k), most)
     while len(hits) < k and start < len(rowids):
         batch = rowids[start:start + size].tolist()
         # CROSS JOIN keeps the chunks as the outer loop (SQLite's planner would walk the
@@ -191,7 +192,7 @@ def _in_scope(rowids, scores, *, k: int, scope: str, params: list) -> list[Hit]:
         for pk, score in zip(batch, scores[start:start + size].tolist(), strict=True):
             if pk in inside and len(hits) < k:
                 hits.append(Hit(chunk_pk=pk, bm25=score))
-        start, size = start + size, min(size * 4, SCOPE_BATCH_MAX)
+        start, size = start + size, min(size * 4, most)
     return hits
 
 

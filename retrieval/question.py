@@ -140,8 +140,9 @@ LEGALITY = frozenset(stem(w) for w in "legal lawful legally lawfully".split())
 # "What/which X …", and "how much/long is (the) X …": X is what the clause asks about.
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)"
-                       r"|\bhow (?:much|long) (?:is|are|was|were) (?:the\s+|a\s+|an\s+|my\s+|our\s+)?"
-                       r"(?!(?:it|that|this|there|they|these|those)\b)([a-z][\w-]+)", re.I)
+                       r"|\bhow (?:much|long) (?:is|are|was|were) "
+                       r"(?:(?:the|a|an|my|our|your|his|her|their|its|this|that)\s+)?"
+                       r"(?!(?:it|that|this|there|they|these|those|too|so)\b)([a-z][\w-]+)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
 # Terms kept whatever else happens: a number or year in the question is a fact to match.
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -542,7 +543,7 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
 
     for word in _RAW_WORD_RE.findall(_POSSESSIVE_RE.sub("", clause)) + ["."]:
         low = word.lower()
-        if not low[0].isalpha() or low in STOPWORDS or stem(low) in SCAFFOLD:
+        if _ends_run(low):
             flush()
             continue
         run.append(stem(low))
@@ -585,16 +586,27 @@ def _leading_run(text: str) -> list[str]:
     run: list[str] = []
     for word in _RAW_WORD_RE.findall(_POSSESSIVE_RE.sub("", text)):
         low = word.lower()
-        if not run and low in _NOT_BEFORE_VERB:
+        if not run and low in _DETERMINERS:
             continue
-        if not low[0].isalpha() or low in STOPWORDS or stem(low) in SCAFFOLD:
+        if _ends_run(low):  # "paid for by the landlord": the payer is no object
             break
         run.append(stem(low))
     return run
 
 
+def _ends_run(low: str) -> bool:
+    """Whether the word ``low`` (lowercase) ends a run of content words: punctuation, a
+    stopword or a :data:`SCAFFOLD` word."""
+    return not low[0].isalpha() or low in STOPWORDS or stem(low) in SCAFFOLD
+
+
+_DETERMINERS = frozenset(
+    "a an the my our your his her their its this that these those any some each every".split())
+
+
 _CHARGED_FOR_RE = re.compile(
-    r"\b(?:charges?|charged|fees?|costs?|prices?|fines?|penalt(?:y|ies)|pay|paid)\s+for\s+(?P<object>[^,;?]+)",
+    r"\b(?:charg(?:e|es|ed|ing)|fees?|costs?|prices?|fines?|fined|penalt(?:y|ies)|pay(?:s|ing)?|paid)\s+for\s+"
+    r"(?P<object>[^,;?]+)",
     re.I)
 _GROUND_RE = re.compile(r"\b(?:because(?: of)?|on the basis of|on account of|based on)\s+(?P<ground>[^,;?]+)",
                         re.I)

@@ -114,9 +114,10 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
         r"|quarterly|biennial(?:ly)?|immediately|promptly|forthwith)\b|\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)"
         # How often: "at least once each month", "twice a year", "every two weeks".
-        r"|\b(?:once|twice|\w+ times) (?:a|an|each|every|per|in any) (?:\w+ )?"
+        # ("every day that a violation continues" is a penalty's count, not a frequency)
+        rf"|\b(?:once|twice|{_NUM} times) (?:a|an|each|every|per|in any) (?:\w+ )?"
         r"(?:day|week|month|year|quarter)\b"
-        r"|\bevery (?:\w+ )?(?:days?|weeks?|months?|years?|quarters?)\b"
+        r"|\bevery (?:\w+ )?(?:days?|weeks?|months?|years?|quarters?)\b(?! (?:that|during|on which|in which))"
         r"|\b(?:midnight|noon|dusk|dawn|sunset|sunrise)\b|\b(?:no later than|not later than|prior to"
         r"|within|before|until|by) (?:the )?(?:\w+ ){0,3}(?:date|day|meeting|hearing|closing|expiration)\b"
         r"|\b(?:January|February|March|April|May|June|July|August|September|October|November"

@@ -518,6 +518,15 @@ def _newest_local(best: Candidate, options: Sequence[Candidate], facet: int) -> 
 _CLAUSE_SPLIT_RE = re.compile(r";|,\s*(?:and|but|or)\s+")
 
 
+def _acting_in(c: Candidate, parties: Sequence[Mention]) -> bool:
+    """Whether one of ``parties`` is the agent of a clause of ``c``
+    (``verification.reading.roles``)."""
+    if not parties:
+        return False
+    agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
+    return any(agent is not None and agent.same(m) for agent in agents for m in parties)
+
+
 @dataclass(frozen=True)
 class _AskedParties:
     """The parties a facet's act names (``retrieval.question.act_parties``), as
@@ -535,19 +544,13 @@ class _AskedParties:
         """Whether a party the question acts on acts in ``c`` (the agent of one of its
         clauses, ``verification.reading.roles``): "The Bureau shall inform the state
         official …" does not lead an answer to "does somebody have to tell the Bureau …?"."""
-        if not self.acted_on:
-            return False
-        agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
-        return any(agent is not None and agent.same(m) for agent in agents for m in self.acted_on)
+        return _acting_in(c, self.acted_on)
 
     def acts_in(self, c: Candidate) -> bool:
         """Whether the party the question has acting is the agent of one of ``c``'s
         clauses ("The council shall hold a regular meeting …" for "When does the city
         council meet?"; a notice published before a hearing has no such agent)."""
-        if not self.actor:
-            return False
-        agents = (roles(clause).agent for clause in _CLAUSE_SPLIT_RE.split(c.text))
-        return any(agent is not None and agent.same(m) for agent in agents for m in self.actor)
+        return _acting_in(c, self.actor)
 
     def acted_upon_in(self, c: Candidate) -> bool:
         """Whether the party the question asks about as the one acting is only acted on
@@ -606,7 +609,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         # Of sentences that cover the facet alike, one whose agent is the party the
         # question has acting leads, and only another such may supersede it.
         best = max(direct or options, key=lambda c: _facet_key(c, i, parties[i]))
-        peers = [c for c in direct if parties[i].acts_in(c) == parties[i].acts_in(best)]
+        acting = parties[i].acts_in(best)
+        peers = [c for c in direct if parties[i].acts_in(c) == acting]
         picked.append(_newest_local(best, peers, i))
     used = {c.chunk.chunk_id for c in picked}
     # A sentence read by meaning only may lead where no sentence's words answer; beside

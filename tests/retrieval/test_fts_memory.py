@@ -143,3 +143,23 @@ def test_a_workspace_larger_than_the_limit_is_ranked_by_fts5(demo_workspace, mon
     table = fts_table(demo_workspace.pk)
     assert fts_memory.ranked(demo_workspace.pk, table, ["dock"], COLUMN_WEIGHTS) is None
     assert lexical_index().search("dock", workspace_id=demo_workspace.pk, k=3)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_search_inside_a_transaction_adds_nothing_to_what_is_held(monkeypatch, samples_dir):
+    from django.db import transaction
+
+    from ciq.services import workspace_get_or_create
+    from retrieval.services import documents_ingest
+
+    monkeypatch.setattr(fts_memory, "_workspaces", fts_memory.OrderedDict())
+    workspace = workspace_get_or_create(name="Held in a transaction")
+    documents_ingest(workspace=workspace, paths=[
+        samples_dir / "municipal/us-or-rivergrove/ordinances/2017-Ord-88-2017-Docks.md"])
+    in_memory(workspace.pk, ["dock"])
+    held = fts_memory._workspaces[workspace.pk]
+    # Read in another thread's (or this one's) transaction, a term's column may hold writes
+    # that are rolled back: it must not reach what every other search shares.
+    with transaction.atomic():
+        assert in_memory(workspace.pk, ["river"]) == fts5_ranking(workspace.pk, ["river"])
+    assert fts_memory._workspaces[workspace.pk] is held and "river" not in held.terms

@@ -7,7 +7,7 @@ import pytest
 from retrieval.lexicon import alternatives
 from retrieval.plan import question_plan
 from retrieval.question import question_analyse
-from retrieval.relevance import sentence_relevance, term_weights
+from retrieval.relevance import sentence_relevance, slot_present, term_weights
 
 IDF = {"regist": 2.7, "state": 1.2, "aviat": 4.4, "depart": 2.5, "move": 2.0, "cessna": 9.0,
        "hangar": 9.0, "bend": 3.8, "good": 1.2, "aircraft": 3.0, "owner": 2.5}
@@ -568,6 +568,9 @@ def test_a_superlative_of_size_asks_for_a_size(question, unit):
     ("What's the penalty for identity theft in Oregon?", ["ident", "theft"]),
     ("What is the fine for parking on the street?", ["park"]),
     ("What does the city charge for a permit to cut a tree?", ["cut"]),
+    ("Who pays for repairs?", ["repair"]),
+    ("Can I be fined for parking on the street?", ["park"]),
+    ("Is the inspection paid for by the landlord?", []),  # the payer is not what it is for
 ])
 def test_what_a_charge_or_a_penalty_is_for_says_which_one(question, keys):
     assert [t.key for t in question_analyse(question).facets[0].keys] == keys
@@ -600,6 +603,9 @@ def test_how_often_something_happens_is_a_time_the_question_asks_for():
                "which it designates.")
     assert sentence_relevance(analysis, charter).addressed == (0,)
     assert sentence_relevance(analysis, "The council shall meet as it designates.").addressed == ()
+    # a penalty's count of days is no frequency
+    assert not slot_present("deadline", "Every day that a violation continues is a separate offense.")
+    assert slot_present("deadline", "The board meets every month.")
 
 
 def test_what_kind_of_account_is_asked_about_is_a_key_term():
