@@ -105,8 +105,10 @@ def test_only_the_workspaces_chunks_are_returned(demo_workspace, other_workspace
     assert found.count() == len(hits)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_what_is_held_is_read_anew_after_a_committed_write(monkeypatch, samples_dir):
+@pytest.fixture
+def committed_docks(monkeypatch, samples_dir):
+    """A workspace holding the Rivergrove docks ordinance, committed (for tests marked
+    ``transaction=True``), with nothing held in memory yet."""
     from ciq.services import workspace_get_or_create
     from retrieval.services import documents_ingest
 
@@ -114,6 +116,12 @@ def test_what_is_held_is_read_anew_after_a_committed_write(monkeypatch, samples_
     workspace = workspace_get_or_create(name="Held")
     documents_ingest(workspace=workspace, paths=[
         samples_dir / "municipal/us-or-rivergrove/ordinances/2017-Ord-88-2017-Docks.md"])
+    return workspace
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_is_held_is_read_anew_after_a_committed_write(committed_docks):
+    workspace = committed_docks
     table = fts_table(workspace.pk)
     assert in_memory(workspace.pk, ["dock", "zebra"]) == fts5_ranking(workspace.pk, ["dock", "zebra"])
     held = fts_memory._workspaces[workspace.pk]
@@ -146,16 +154,10 @@ def test_a_workspace_larger_than_the_limit_is_ranked_by_fts5(demo_workspace, mon
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_search_inside_a_transaction_adds_nothing_to_what_is_held(monkeypatch, samples_dir):
+def test_a_search_inside_a_transaction_adds_nothing_to_what_is_held(committed_docks):
     from django.db import transaction
 
-    from ciq.services import workspace_get_or_create
-    from retrieval.services import documents_ingest
-
-    monkeypatch.setattr(fts_memory, "_workspaces", fts_memory.OrderedDict())
-    workspace = workspace_get_or_create(name="Held in a transaction")
-    documents_ingest(workspace=workspace, paths=[
-        samples_dir / "municipal/us-or-rivergrove/ordinances/2017-Ord-88-2017-Docks.md"])
+    workspace = committed_docks
     in_memory(workspace.pk, ["dock"])
     held = fts_memory._workspaces[workspace.pk]
     # Read in another thread's (or this one's) transaction, a term's column may hold writes
