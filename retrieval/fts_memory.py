@@ -50,7 +50,9 @@ from django.db import connection
 # questions of retrieval_dev.jsonl, 384 terms); a larger workspace is ranked by FTS5.
 MEMORY_MAX_CHUNKS = 25_000
 MEMORY_WORKSPACES = 8  # workspaces held at once, the last searched
-MEMORY_TERMS = 20_000  # terms held per workspace before they are all dropped
+# Bytes of term columns held per workspace before they are all dropped: a term costs 16 B
+# a chunk holding it (int64 position, float64 score), so at most 400 kB at 25,000 chunks.
+MEMORY_BYTES = 32 * 2**20
 K1 = 1.2  # FTS5's bm25() constants (fts5_aux.c)
 B = 0.75
 COLUMNS = ("text", "heading", "title")  # the FTS5 table's columns, in order (retrieval.fts)
@@ -72,6 +74,7 @@ class _Workspace:
     weights: tuple[float, ...]
     # term → (positions in ``rowids`` of the rows holding it, ascending; score contribution)
     terms: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    nbytes: int = 0  # of the arrays in ``terms``
 
 
 def forget(workspace_id: int) -> None:
@@ -163,8 +166,11 @@ def _term(held: _Workspace, table: str, term: str) -> tuple[np.ndarray, np.ndarr
     # fts5Bm25Function, operation by operation (C evaluates left to right, no fused
     # multiply-add on these builds): idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl)))
     contribution = idf * ((freq * (K1 + 1.0)) / (freq + K1 * ((1 - B) + (B * length) / held.avgdl)))
-    if len(held.terms) >= MEMORY_TERMS:
+    size = positions.nbytes + contribution.nbytes
+    if held.nbytes + size > MEMORY_BYTES:
         held.terms.clear()
+        held.nbytes = 0
+    held.nbytes += size
     held.terms[term] = (positions, contribution)
     return positions, contribution
 

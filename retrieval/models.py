@@ -52,7 +52,7 @@ class Document(models.Model):
     source_path = models.CharField(
         max_length=1000, blank=True, help_text="Where the file was loaded from (ingest key)."
     )
-    sha256 = models.CharField(max_length=64, db_index=True)
+    sha256 = models.CharField(max_length=64)  # looked up with its workspace: Meta.indexes
     mime = models.CharField(max_length=100, blank=True)
     size_bytes = models.PositiveBigIntegerField(default=0)
     page_count = models.PositiveIntegerField(null=True, blank=True)

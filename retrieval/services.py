@@ -762,9 +762,13 @@ def chunks_insert(chunks: list[Chunk]) -> list[Chunk]:
     SQLite, ``Jsonb`` on PostgreSQL). The keys are read back with each row's ordinal
     (``RETURNING id, ordinal``): SQLite does not promise RETURNING rows in the order of
     the VALUES. A database without RETURNING (SQLite before 3.35) gets ``bulk_create``.
-    Call inside the transaction that writes the document."""
+    Call inside the transaction that writes the document. Raises ``ValueError`` when the
+    chunks are of several documents or two share an ordinal (their keys could not be told
+    apart), ``IntegrityError`` when a chunk id or ordinal is already stored."""
     if not chunks:
         return chunks
+    if len({chunk.document_id for chunk in chunks}) > 1 or len({c.ordinal for c in chunks}) < len(chunks):
+        raise ValueError("chunks_insert takes the chunks of one document, each with its own ordinal")
     if not connection.features.can_return_rows_from_bulk_insert:
         return Chunk.objects.bulk_create(chunks, batch_size=_INSERT_ROWS)
     meta = Chunk._meta

@@ -11,6 +11,13 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        # The bytes are only ever looked up within a workspace: the composite index below
+        # serves that lookup, and a second index on the bytes alone was one more to write.
+        migrations.AlterField(
+            model_name='document',
+            name='sha256',
+            field=models.CharField(max_length=64),
+        ),
         migrations.AddIndex(
             model_name='document',
             index=models.Index(fields=['workspace', 'sha256'], name='retrieval_d_workspa_7e738c_idx'),

@@ -165,3 +165,14 @@ def test_a_search_inside_a_transaction_adds_nothing_to_what_is_held(committed_do
     with transaction.atomic():
         assert in_memory(workspace.pk, ["river"]) == fts5_ranking(workspace.pk, ["river"])
     assert fts_memory._workspaces[workspace.pk] is held and "river" not in held.terms
+
+
+def test_what_is_held_of_a_workspace_stays_within_its_byte_budget(demo_workspace, monkeypatch):
+    monkeypatch.setattr(fts_memory, "_workspaces", fts_memory.OrderedDict())
+    table = fts_table(demo_workspace.pk)
+    held = fts_memory._current(demo_workspace.pk, table, tuple(float(w) for w in COLUMN_WEIGHTS))
+    positions, scores = fts_memory._term(held, table, "dock")
+    monkeypatch.setattr(fts_memory, "MEMORY_BYTES", positions.nbytes + scores.nbytes)
+    river = fts_memory._term(held, table, "river")  # over budget: what was held is dropped first
+    assert list(held.terms) == ["river"] and held.nbytes == river[0].nbytes + river[1].nbytes
+    assert in_memory(demo_workspace.pk, ["dock"]) == fts5_ranking(demo_workspace.pk, ["dock"])

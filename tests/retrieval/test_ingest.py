@@ -637,3 +637,14 @@ def test_a_docx_ingested_by_the_command_is_found_by_the_lexical_index(samples_di
     assert chunk.document == document
     assert "A comparison of each provision of sections 803 through 812" in chunk.text
     assert chunk.heading == heading
+
+
+def test_chunks_insert_refuses_chunks_whose_keys_it_could_not_tell_apart(other_workspace, samples_dir):
+    from retrieval import services
+
+    document = document_ingest(workspace=other_workspace, path=samples_dir / PARK_HOURS).document
+    twins = [Chunk(document=document, ordinal=99, chunk_id=f"twin{i:08d}", text="x", char_start=0, char_end=1)
+             for i in range(2)]
+    with pytest.raises(ValueError, match="own ordinal"):
+        services.chunks_insert(twins)
+    assert not Chunk.objects.filter(document=document, ordinal=99).exists()
