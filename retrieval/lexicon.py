@@ -123,6 +123,7 @@ far|distance|extend|project|protrude|stick out|reach
 lot|parcel|tract|acre|acres|acreage|lot size|lot area
 density|units per acre|homes per acre|houses per acre|dwelling units per acre|residential density
 horse|horses|livestock|animal|animals|equine|poultry|cattle
+chicken|chickens|hen|hens|rooster|roosters|poultry|fowl
 garage sale|yard sale|sale of personal items|rummage sale|estate sale|temporary use
 permit|license|licence|approval|permission|certificate
 writing|written|in writing|signature

@@ -188,9 +188,19 @@ class Gazetteer:
 _CACHE: dict[int, tuple[tuple, Gazetteer]] = {}
 
 
-def _acronym(title: str) -> str:
-    words = re.findall(r"[A-Z][a-z]+", title.split("(")[0].split("—")[-1])
-    return "".join(w[0] for w in words) if len(words) >= 3 else ""
+def title_acronyms(title: str) -> list[str]:
+    """The acronyms a document's ``title`` is known by: the initials of its capitalised
+    words (three or more, "Fair Debt Collection Practices Act" → FDCPA) and, for a title
+    that names an act's subject without the word "Act" ("Home Mortgage Disclosure"), the
+    act's own (HMDA: US statutes are cited by the initials of "… Act"). Only acronyms
+    of four letters or more, which are rarely words."""
+    name = title.split("(")[0].split("—")[-1]
+    words = re.findall(r"[A-Z][a-z]+", name)
+    if len(words) < 3:
+        return []
+    initials = "".join(w[0] for w in words)
+    found = [initials] if "Act" in words else [initials, f"{initials}A"]
+    return [a for a in found if len(a) >= 4]
 
 
 def gazetteer(workspace: Workspace) -> Gazetteer:
@@ -211,8 +221,7 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
             local[f"{name} county" if level == "county" else name] = code
         for m in _REGULATION_RE.finditer(f"{title} {label}"):
             acronyms.setdefault(f"Regulation {m.group(1)}", set()).add(pk)
-        acronym = _acronym(title)
-        if len(acronym) >= 4:
+        for acronym in title_acronyms(title):
             acronyms.setdefault(acronym, set()).add(pk)
         if code != PRIVATE:  # a contract that cites "12 CFR Part 1022" is not that part
             for key, _ in cited_parts(title)[:1] or cited_parts(label)[:1]:

@@ -60,8 +60,10 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bwhat (?:do|does|must|should) (?:i|we|you|they|one|he|she|it) (?:need|have) to"
         r" (?:do|file|submit|send)\b"
         r"|\bwhat (?:do|must|should) (?:i|we|you|they) (?:file|submit|do)\b|\bwhat does it take\b"
-        r"|\bwhat has to happen\b|\bwhat happens\b|\bsteps?\b|\bhow (?:is|are) .{1,40} (?:resolved|handled"
-        r"|decided|appealed|filed)\b|\bwhat needs to happen\b", re.I)),
+        # "What has to happen before he counts as disabled?" asks what makes a thing count
+        # as another: a definition (below), not a procedure.
+        r"|\bwhat (?:has|needs) to happen\b(?!.{0,60}\b(?:counts?|qualif(?:y|ies)) as\b)|\bwhat happens\b"
+        r"|\bsteps?\b|\bhow (?:is|are) .{1,40} (?:resolved|handled|decided|appealed|filed)\b", re.I)),
     (FactKind.AMOUNT, re.compile(
         r"\bhow (?:much|many|big|large|small|tall|high|wide|deep|far|close|old)\b"
         # "What is the speed limit", "What's the late payment penalty": up to two words
@@ -79,6 +81,7 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
+        r"|\bwhat (?:has|needs) to happen\b.{0,60}\b(?:counts?|qualif(?:y|ies)) as\b"
         r"|\bwhat makes (?:\w+ ){1,4}(?:count|qualify) as\b"
         r"|\bdefin(?:e|ed|ition)\b|\bwhat is (?:a|an) [\w -]{1,40}\?|\bwhat kinds? of\b"
         r"|\bwhat exactly\b|\bwhich .{1,40} (?:count|qualify)\b", re.I)),
@@ -124,6 +127,7 @@ SCAFFOLD = frozenset(stem(w) for w in """
 # the facet's kind stands for them, so a sentence need not repeat the word.
 SLOT_NOUNS = frozenset(stem(w) for w in """
     amount threshold size limit cap maximum minimum number figure level time period deadline hour hours
+    dollar dollars percent percentage money week weeks month months year years minute minutes
     date day days process procedure steps step rule rules requirement requirements way
     """.split())
 # Times of day a deadline question may ask in ("close at night", "open in the
@@ -142,7 +146,12 @@ _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+
                        r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)"
                        r"|\bhow (?:much|long) (?:is|are|was|were) "
                        r"(?:(?:the|a|an|my|our|your|his|her|their|its|this|that)\s+)?"
-                       r"(?!(?:it|that|this|there|they|these|those|too|so)\b)([a-z][\w-]+)", re.I)
+                       r"(?!(?:it|that|this|there|they|these|those|too|so)\b)([a-z][\w-]+)"
+                       # "How much notice does …", "how many covered garage spaces does …": the
+                       # noun counted or measured, its verb right after it.
+                       r"|\bhow (?:much|many) (?:[a-z-]+ ){0,2}?([a-z][\w-]+)"
+                       r"(?= (?:does|do|did|is|are|was|were|must|should|can|could|will|would|may|might|has"
+                       r"|have|had|need|needs|shall)\b)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
 # Terms kept whatever else happens: a number or year in the question is a fact to match.
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -362,10 +371,18 @@ _CUE_POSSESSIVE_RE = re.compile(r"\b(?!(?:what|that|it|there|here|who|where|how|
                                 re.I)
 
 
+# "How long can a dock stick out into the river?": the length of a thing that extends is
+# a distance ("how far"), not a period of time ("how long can a boat stay at the dock").
+_EXTENT_RE = re.compile(r"\bhow long\b(?=[^?.;]{0,40}?\b(?:stick(?:s|ing)? (?:out|up)|extend(?:s|ing)?"
+                        r"|project(?:s|ing)?|protrud\w*|jut(?:s|ting)?|overhang\w*"
+                        r"|reach(?:es)? (?:out|into))\b)", re.I)
+
+
 def cue_text(clause: str) -> str:
-    """``clause`` as the kind and unit cues read it: curly apostrophes straightened and
-    possessives dropped from nouns ("What's the county's fee" → "What's the county fee")."""
-    return _CUE_POSSESSIVE_RE.sub(r"\1", clause).replace("’", "'")
+    """``clause`` as the kind and unit cues read it: curly apostrophes straightened,
+    possessives dropped from nouns ("What's the county's fee" → "What's the county fee")
+    and the "how long" of a thing that extends read as "how far" (:data:`_EXTENT_RE`)."""
+    return _EXTENT_RE.sub("how far", _CUE_POSSESSIVE_RE.sub(r"\1", clause).replace("’", "'"))
 
 
 def clause_unit(clause: str, kind: str) -> str:
@@ -483,7 +500,7 @@ def focus_term(clause: str, terms: Sequence[Term]) -> Term | None:
     m = _FOCUS_RE.search(cue_text(clause))
     if not m:
         return None
-    named = m.group(1) or m.group(2)
+    named = m.group(1) or m.group(2) or m.group(3)
     if not named[0].islower():  # a name ("What is Idan Maimon paid") is not a focus
         return None
     word = stem(named.lower())

@@ -137,7 +137,11 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
         r"|lawful|authori[sz]ed|entitled|exempt|need not|is not required|no person shall|forbidden"
-        r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of)\b",
+        r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of)\b"
+        # "No fence shall be …", "The county does not accept …", "is not complete until …":
+        # a prohibition of the thing, an authority's refusal, a condition.
+        r"|\bno (?:[\w-]+ ){1,6}?shall\b|\b(?:does|do|will|shall) not (?:accept|allow|consider|entertain)\b"
+        r"|\bnot (?:be )?accepted\b|\b(?:is|are|be) not (?:\w+ ){1,2}?until\b",
         re.I),
     FactKind.OBLIGATION: re.compile(
         r"\b(?:shall|must|required|requires?|is responsible|responsible for|obligat\w+|duty|need not"

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval.lexicon import alternatives
 from retrieval.plan import question_plan
-from retrieval.question import question_analyse
+from retrieval.question import FactKind, question_analyse
 from retrieval.relevance import sentence_relevance, slot_present, term_weights
 
 IDF = {"regist": 2.7, "state": 1.2, "aviat": 4.4, "depart": 2.5, "move": 2.0, "cessna": 9.0,
@@ -102,6 +102,7 @@ def test_words_that_only_share_a_stem_are_not_synonyms():
     assert ("float",) not in alternatives(("dock",))  # "floating indebtedness" is no dock
     assert ("float", "structur") in alternatives(("dock",)) and ("dock",) in alternatives(("float", "dock"))
     assert ("void",) in alternatives(("expir",)) and ("obtain",) in alternatives(("pull",))
+    assert ("poultri",) in alternatives(("chicken",))  # "no poultry … shall be housed"
 
 
 @pytest.mark.django_db
@@ -638,3 +639,60 @@ def test_a_sentence_without_the_asked_thing_does_not_say_how_much_it_is():
     late = ("A late charge of $25 is imposed on a car lease payment received more than 10 days after its "
             "due date.")
     assert sentence_relevance(analysis, late).addressed == (0,)
+
+
+@pytest.mark.parametrize("question, sentence", [
+    # a prohibition whose subject is the thing: "No fence shall …", not only "No person shall"
+    ("Can a fence be made of barbed wire?", "No fence shall be constructed of barbed wire."),
+    # an authority that will not accept or consider a thing says it cannot be done
+    ("Can I file my permit application with the county by email?",
+     "The county does not accept permit applications filed by email."),
+    # "not … until": the condition is the answer
+    ("Can the clerk process a petition before the filing fee is paid?",
+     "A petition is not complete until the filing fee is paid in full."),
+])
+def test_a_prohibition_refusal_or_condition_answers_whether_a_thing_may_be_done(question, sentence):
+    analysis = question_analyse(question)
+    assert analysis.facets[0].kind == FactKind.PERMISSION
+    assert slot_present(FactKind.PERMISSION, sentence)
+    assert sentence_relevance(analysis, sentence).addressed == (0,)
+
+
+def test_what_a_thing_counts_as_is_answered_by_its_definition():
+    analysis = question_analyse("Under the endorsement deal, what has to happen before the golfer counts "
+                                "as disabled?")
+    assert analysis.facets[0].kind == FactKind.DEFINITION
+    definition = ("Disability shall mean a physical or mental condition rendering the golfer unable to "
+                  "perform the services for ninety consecutive days.")
+    assert sentence_relevance(analysis, definition).addressed == (0,)
+
+
+def test_a_unit_word_is_the_value_asked_not_a_word_the_answer_must_repeat():
+    analysis = question_analyse("At what dollar amount does theft become a felony?")
+    assert analysis.facets[0].focus is None and analysis.facets[0].unit == "money"
+    rule = "Theft in the first degree is a Class C felony if the value of the property is $1,000 or more."
+    idf = {"dollar": 3.0, "amount": 1.5, "theft": 5.0, "becom": 2.0, "feloni": 5.5}
+    assert sentence_relevance(analysis, rule, idf=idf).addressed == (0,)
+
+
+@pytest.mark.parametrize("question, focus", [
+    ("How much notice does a leasing company need to give before ending a car lease early?", "notic"),
+    ("How many covered garage spaces does a new house need?", "space"),
+    ("How many dogs can a household keep?", "dog"),
+    ("How many days does the bank have to reply?", None),  # the unit is the value, not a topic
+    ("How much money does the tenant owe?", None),
+])
+def test_the_noun_a_how_much_or_how_many_question_measures_is_its_focus(question, focus):
+    found = question_analyse(question).facets[0].focus
+    assert (found.key if found else None) == focus
+
+
+def test_an_answer_to_how_much_notice_speaks_of_notice():
+    analysis = question_analyse("How much notice does a leasing company need to give before ending a car "
+                                "lease early?")
+    end_value = ("An automobile lessor offering a three-year open-end lease assigns a wholesale value to the "
+                 "vehicle at the end of the lease term.")
+    assert sentence_relevance(analysis, end_value).addressed == ()
+    notice = "The lessor shall give the lessee 30 days' written notice before ending a car lease early."
+    assert sentence_relevance(analysis, notice).addressed == (0,)
+

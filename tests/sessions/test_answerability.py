@@ -4,7 +4,7 @@ none is taken from the dev benchmark."""
 
 import pytest
 
-from retrieval.places import cited_parts, question_route
+from retrieval.places import cited_parts, question_route, title_acronyms
 from retrieval.plan import question_plan
 from retrieval.question import FactKind, question_analyse
 from retrieval.relevance import out_of_place, sentence_relevance, slot_present
@@ -47,6 +47,9 @@ def ask(workspace, question, **kwargs):
     # permission in everyday words (posts for piers, floating for floating docks)
     ("Can a dock in Rivergrove sit on posts instead of floating?",
      "docks are not allowed to be placed on piers", "Rivergrove Ord. No. 88-2017"),
+    # "how long" of a thing that sticks out is a length, not a period of time
+    ("How long can a dock stick out into the river in Rivergrove?",
+     "shall not extend more than 20 feet into the river", "Rivergrove Ord. No. 88-2017"),
     # procedure, with the situation told as a condition first
     ("If a storm knocks a tree onto my house in Rivergrove and I cut it down right away, what do "
      "I have to file with the city?", "Within seven (7) days of any cutting, an application must be filed",
@@ -200,6 +203,10 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     ("What counts as a home occupation?", FactKind.DEFINITION, ""),
     ("What's the process for appealing a denied permit?", FactKind.PROCEDURE, ""),
     ("When does the boat ramp close at night?", FactKind.DEADLINE, "clock"),
+    # "how long" of something that extends is a length; of a stay, a period of time
+    ("How long can a dock stick out into the river?", FactKind.AMOUNT, "size"),
+    ("How long may a deck extend past the house?", FactKind.AMOUNT, "size"),
+    ("How long can a boat stay tied up at the public dock?", FactKind.DEADLINE, "period"),
     # A possessive between "what" and the asked noun, with either apostrophe.
     ("We need a grading permit from the county. What's the county's fee for that permit?",
      FactKind.AMOUNT, "money"),
@@ -259,6 +266,13 @@ def test_places_authorities_and_parties_route_the_search(demo_workspace):
                   # the town is where the client is; the question is on state law
                   "My client keeps his plane at a hangar in Bend. Must he register it with the state?"):
         assert not question_route(named, workspace=demo_workspace).missing, named
+
+
+def test_a_part_is_known_by_its_act_s_initials():
+    assert title_acronyms("12 CFR Part 1003 — Home Mortgage Disclosure (Regulation C)") == ["HMDA"]
+    assert title_acronyms("12 CFR Part 1022 — Fair Credit Reporting (Regulation V)") == ["FCRA"]
+    assert title_acronyms("12 CFR Part 1006 — Fair Debt Collection Practices Act (Regulation F)") == ["FDCPA"]
+    assert title_acronyms("12 CFR Part 1010 — Land Registration (Regulation J)") == []
 
 
 def test_a_cited_part_or_chapter_focuses_the_search_on_it(demo_workspace):
