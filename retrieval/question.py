@@ -128,6 +128,7 @@ SCAFFOLD = frozenset(stem(w) for w in """
 SLOT_NOUNS = frozenset(stem(w) for w in """
     amount threshold size limit cap maximum minimum number figure level time period deadline hour hours
     dollar dollars percent percentage money week weeks month months year years minute minutes
+    space room area
     date day days process procedure steps step rule rules requirement requirements way
     """.split())
 # Times of day a deadline question may ask in ("close at night", "open in the
@@ -541,8 +542,9 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
     :data:`PAYMENT_KINDS` ("What's the city fee for a sign permit?" → "sign"; "How much is
     sewer service per month?" → "sewer"; "the property tax rate" → "property", "tax"); then
     the words of what a charge or a penalty is for ("the penalty for identity theft"), of
-    the act a permit is for ("a permit to tear down") and of the ground of an act
-    ("because I get public assistance")."""
+    the act a permit is for ("a permit to tear down"), of the ground of an act
+    ("because I get public assistance") and the head of what one must report or disclose
+    ("report a mortgage applicant's age" → age)."""
     keys: dict[str, Term] = {}
     run: list[str] = []
 
@@ -593,6 +595,16 @@ def key_terms(clause: str, terms: Sequence[Term]) -> tuple[Term, ...]:
             term = next((t for t in terms if stem(low) in t.stems and not t.verbal), None)
             if term is not None:
                 keys.setdefault(term.key, term)
+    # What one must report or disclose is the information asked: the head of its noun
+    # phrase ("a mortgage applicant's age" → age) says which rule answers; a rule on
+    # reporting lien status does not.
+    for m in _DISCLOSED_RE.finditer(clause):
+        run = _leading_run(m.group("object"))
+        head = run[-1] if run else ""
+        if head and head not in HEAD_NOUNS and head not in GENERIC_MODIFIERS:
+            term = next((t for t in terms if head in t.stems and not t.verbal), None)
+            if term is not None:
+                keys.setdefault(term.key, term)
     return tuple(keys.values())
 
 
@@ -627,6 +639,10 @@ _CHARGED_FOR_RE = re.compile(
     re.I)
 _GROUND_RE = re.compile(r"\b(?:because(?: of)?|on the basis of|on account of|based on)\s+(?P<ground>[^,;?]+)",
                         re.I)
+# "Do banks have to report a mortgage applicant's age?": what a rule makes one report or
+# disclose, after a modal or "to" (the verb so used, not the noun "a report").
+_DISCLOSED_RE = re.compile(r"\b(?:to|must|shall|should|can|may|will)\s+(?:\w+\s+)?(?:report|disclose|reveal"
+                           r"|record|collect|list)\s+(?P<object>[^,;?]+)", re.I)
 
 
 _PERMIT_FOR_ACT_RE = re.compile(

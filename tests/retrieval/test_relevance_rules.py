@@ -677,7 +677,8 @@ def test_a_unit_word_is_the_value_asked_not_a_word_the_answer_must_repeat():
 
 @pytest.mark.parametrize("question, focus", [
     ("How much notice does a leasing company need to give before ending a car lease early?", "notic"),
-    ("How many covered garage spaces does a new house need?", "space"),
+    ("How many signatures does a referendum petition need?", "signatur"),
+    ("How much space can the other sponsors' decals take up?", None),  # a measure, as "how much room"
     ("How many dogs can a household keep?", "dog"),
     ("How many days does the bank have to reply?", None),  # the unit is the value, not a topic
     ("How much money does the tenant owe?", None),
@@ -696,3 +697,13 @@ def test_an_answer_to_how_much_notice_speaks_of_notice():
     notice = "The lessor shall give the lessee 30 days' written notice before ending a car lease early."
     assert sentence_relevance(analysis, notice).addressed == (0,)
 
+
+
+def test_what_a_rule_makes_one_report_is_the_information_asked():
+    analysis = question_analyse("Do banks have to report a mortgage applicant's age?")
+    assert "ag" in {k.key for k in analysis.facets[0].keys}
+    lien = ("Financial institutions are required to report lien status for covered loans they originate "
+            "and purchase.")
+    assert sentence_relevance(analysis, lien).addressed == ()
+    age = "A bank shall report the age of each applicant for a mortgage loan."
+    assert sentence_relevance(analysis, age).addressed == (0,)
