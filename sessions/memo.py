@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 from django.utils import timezone
 
-from ciq.text import stem
+from ciq.text import content_terms, stem
 from retrieval.models import Chunk
 from retrieval.question import Facet, FactKind, QuestionAnalysis, Term, question_analyse
 from retrieval.relevance import (
@@ -161,6 +161,9 @@ class Issue:
     question: str
     facet: Facet
     head: Term | None = None  # the term of the issue's head noun ("penalti"), when it has one
+    # The stem of the thing a measure of it is asked of ("Minimum size of mobile home
+    # parks" → "park"), when the title ends in such a phrase.
+    thing: str = ""
 
 
 def memo_subject(request_text: str) -> str:
@@ -266,7 +269,8 @@ def memo_issues(request: WriteRequest) -> tuple[list[Issue], QuestionAnalysis]:
         head_words = (title[:tail.start()] if tail else title).split()
         head_stem = stem(_singular(head_words[-1]).lower()) if head_words else ""
         head = next((t for t in facet.terms if head_stem in t.stems), None)
-        issues.append(Issue(title[:1].upper() + title[1:], question, facet, head))
+        thing = stem(_singular(title.split()[-1]).lower()) if tail and tail.group(1).startswith("of ") else ""
+        issues.append(Issue(title[:1].upper() + title[1:], question, facet, head, thing))
     analysis = replace(base, facets=tuple(i.facet for i in issues),
                        kind=issues[0].facet.kind if issues else base.kind)
     return issues, analysis
@@ -527,8 +531,25 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
 def _lead_key(c: Candidate, i: int, issue: Issue, idf: dict[str, float]) -> tuple:
     """Order of the sentences that address issue ``i``: one that states the asked value
     outright (:func:`_states_value`), then one itself about the issue (:func:`_about`),
-    then ``sessions.writer._facet_key`` (coverage, retrieval score, newer document)."""
-    return (_states_value(issue.facet.kind, c.text), _about(c, issue, idf), *_facet_key(c, i))
+    then one whose subject is the thing measured (:func:`_subject_is`), then
+    ``sessions.writer._facet_key`` (coverage, retrieval score, newer document)."""
+    return (_states_value(issue.facet.kind, c.text), _about(c, issue, idf), _subject_is(c.text, issue.thing),
+            *_facet_key(c, i))
+
+
+# Where a sentence's subject ends: its verb or the first preposition after its head.
+_SUBJECT_END_RE = re.compile(r"\b(?:shall|must|may|will|can|is|are|was|were|has|have|within|of|in|for|on|at"
+                             r"|to|with|by|from|under)\b", re.I)
+
+
+def _subject_is(text: str, thing: str) -> bool:
+    """Whether the subject of ``text`` (its words before the verb or the first
+    preposition) holds the stem ``thing``: "Mobile home parks shall contain a minimum
+    gross area of 15 acres" states the size of a park; "Individual mobile home spaces
+    within a mobile home park shall have a minimum area of 4,000 square feet" that of
+    a space."""
+    m = _SUBJECT_END_RE.search(text)
+    return bool(thing and m and thing in content_terms(text[:m.start()]))
 
 
 _NUMBER = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"

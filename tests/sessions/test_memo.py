@@ -12,6 +12,7 @@ from retrieval.plan import question_plan
 from retrieval.search import Budget, chunks_retrieve
 from retrieval.services import documents_ingest
 from sessions.memo import (
+    _subject_is,
     compose_memo,
     document_date,
     issue_question,
@@ -239,3 +240,14 @@ def test_a_section_the_critic_emptied_gets_its_placeholder_back():
     assert body["Discussion"].startswith("See the Short Answer") and "### Docks" not in refreshed
     assert body["Requirements and permits"].startswith("Not found in available sources")
     assert has_structure(refreshed)  # no section left empty
+
+
+def test_the_size_of_a_thing_is_stated_by_a_sentence_whose_subject_it_is(demo_workspace):
+    assert _subject_is("Mobile home parks shall contain a minimum gross area of 15 acres.", "park")
+    assert not _subject_is("Individual mobile home spaces within a mobile home park shall have a minimum "
+                           "area of 4,000 square feet.", "park")
+    turn = session_ask(workspace=demo_workspace, mode="draft",
+                       question="Draft a memo on the minimum area of mobile home parks in Ray County")
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert sections(turn.answer_markdown)["Short Answer"].startswith(
+        "Mobile home parks shall contain a minimum gross area of 15 acres")
