@@ -13,7 +13,8 @@ from functools import lru_cache
 from ciq.text import TOKEN_RE
 from verification.evidence import (
     Quantity,
-    outside_bounds,
+    outside_phrases,
+    phrase_positions,
     quantities,
     token_offsets,
     token_term,
@@ -66,7 +67,7 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
     """The deontic stance of a token sequence: "restrict" (only / except), "prohibit",
     "neg", "oblige", "permit" or "assert". Compared between claim and evidence to find
     modality and negation clashes ("must" vs "may", "may not" vs "may")."""
-    toks = set(outside_bounds(tokens))
+    toks = set(outside_phrases(tokens))
     neg = bool(toks & NEGATION) or bool(toks & PROHIBITION)
     oblige = bool(toks & OBLIGATION)
     permit = bool(toks & PERMISSION)
@@ -109,7 +110,8 @@ def claim_info(text: str, words: tuple[tuple[str, float], ...]) -> ClaimInfo:
     labels: list[str] = []
     prior: list[float] = []
     first_pos: list[int] = []
-    modal_at = next((i for i, t in enumerate(toks) if t in _DEONTIC), None)
+    in_phrase = phrase_positions(toks)
+    modal_at = next((i for i, t in enumerate(toks) if t in _DEONTIC and i not in in_phrase), None)
     prev_content = None
     for i, term in enumerate(terms):
         if not term:

@@ -18,6 +18,7 @@ from verification.lexicon import (
     LOWER_BOUNDS,
     MODAL_PLAIN,
     NUMBER_WORDS,
+    PHRASES,
     QUANTIFIERS,
     UPPER_BOUNDS,
     canonical,
@@ -122,45 +123,117 @@ def token_term(token: str) -> str | None:
     return canonical(stem(IRREGULAR_FORMS.get(token, token)))
 
 
-def _bound_phrases() -> dict[tuple[str, ...], str | None]:
-    phrases: dict[tuple[str, ...], str | None] = dict.fromkeys(
-        (tuple(p.split()) for p in UPPER_BOUNDS), None)
-    phrases.update(dict.fromkeys((tuple(p.split()) for p in LOWER_BOUNDS), token_term("least")))
-    return phrases
+@dataclass(frozen=True)
+class _PhraseTable:
+    """Phrases read as one term: ``terms`` maps a phrase's keys (lowercase words or their
+    stems) to its term (None: no term); ``lengths`` are its phrase lengths, longest first."""
+
+    terms: dict[tuple[str, ...], str | None]
+    lengths: tuple[int, ...]
+    firsts: frozenset[str]      # the phrases' first keys: other positions are skipped
+
+    @classmethod
+    def of(cls, terms: dict[tuple[str, ...], str | None]) -> _PhraseTable:
+        return cls(terms, tuple(sorted({len(p) for p in terms}, reverse=True)),
+                   frozenset(p[0] for p in terms))
+
+    def spans(self, keys: Sequence[str], taken: frozenset[int] = frozenset()
+              ) -> list[tuple[int, int]]:
+        """``[(start, length), ...]`` of the phrases in ``keys`` (one key per token),
+        longest phrase first at each position, none over a ``taken`` token."""
+        found, i = [], 0
+        while i < len(keys):
+            size = self._longest_at(keys, i, taken)
+            if size:
+                found.append((i, size))
+            i += max(size, 1)
+        return found
+
+    def _longest_at(self, keys: Sequence[str], i: int, taken: frozenset[int]) -> int:
+        """The length of the longest phrase starting at ``keys[i]`` (0 for none)."""
+        if keys[i] not in self.firsts:
+            return 0
+        return next((n for n in self.lengths if i + n <= len(keys)
+                     and tuple(keys[i : i + n]) in self.terms
+                     and taken.isdisjoint(range(i, i + n))), 0)
 
 
-_BOUNDS = _bound_phrases()
-_BOUND_LENGTHS = sorted({len(p) for p in _BOUNDS}, reverse=True)
+def _word_stems(tokens: Sequence[str]) -> tuple[str, ...]:
+    """Keys of lowercase tokens for matching phrases: a stopword as itself, a number word as
+    its digits, any other word as its Porter stem after its irregular form ("held" as
+    "hold"). Porter stems "one" as "on", so "one time" would read as "on time"."""
+    return tuple(_word_key(t) for t in tokens)
+
+
+@lru_cache(maxsize=65536)
+def _word_key(token: str) -> str:
+    if token in STOPWORDS:
+        return token
+    if token in NUMBER_WORDS:
+        return str(NUMBER_WORDS[token])
+    return stem(IRREGULAR_FORMS.get(token, token))
+
+
+# Bounds, keyed on their words: an upper bound has no term, a lower bound that of "least".
+_BOUNDS = _PhraseTable.of(
+    dict.fromkeys((tuple(p.split()) for p in UPPER_BOUNDS), None)
+    | dict.fromkeys((tuple(p.split()) for p in LOWER_BOUNDS), token_term("least"))
+)
+# PHRASES keyed on their words' stems, each with the term of the word it stands for.
+_PHRASES = _PhraseTable.of(
+    {_word_stems(p.split()): token_term(word) if word else None for p, word in PHRASES}
+)
 
 
 def tokens_terms(tokens: Sequence[str]) -> list[str | None]:
     """The comparison terms of a sequence of lowercase tokens (:func:`token_term` of each),
     with a bound read as one term whatever its words (:data:`~verification.lexicon.UPPER_BOUNDS`):
     "no later than 30 days" as "within 30 days", "no less than 6 inches" as "at least 6
-    inches". The phrase's term stands on its first token, its other tokens have none."""
+    inches", and a phrase of :data:`~verification.lexicon.PHRASES` as the word it stands
+    for ("held on to the records" as "retained the records"). The phrase's term stands on
+    its first token, its other tokens have none."""
     out = [token_term(t) for t in tokens]
-    for i, size in bounds(tokens):
-        out[i : i + size] = [_BOUNDS[tuple(tokens[i : i + size])]] + [None] * (size - 1)
+    found, more, stems = _phrases_in(tokens)
+    for i, size in found:
+        out[i : i + size] = [_BOUNDS.terms[tuple(tokens[i : i + size])]] + [None] * (size - 1)
+    for i, size in more:
+        out[i : i + size] = [_PHRASES.terms[stems[i : i + size]]] + [None] * (size - 1)
     return out
+
+
+def _phrases_in(tokens: Sequence[str]
+                ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[str, ...]]:
+    """The ``(start, length)`` spans of the bounds and of the other phrases among lowercase
+    ``tokens`` (a phrase never overlaps a bound), and the tokens' stems."""
+    found = bounds(tokens)
+    stems = _word_stems(tokens)
+    return found, _PHRASES.spans(stems, _covered(found)), stems
 
 
 def bounds(tokens: Sequence[str]) -> list[tuple[int, int]]:
     """``[(start, length), ...]`` of the bound phrases among lowercase ``tokens``, longest
     phrase first at each position ("no later than", "at least")."""
-    found, i = [], 0
-    while i < len(tokens):
-        size = next((n for n in _BOUND_LENGTHS if tuple(tokens[i : i + n]) in _BOUNDS), 0)
-        if size:
-            found.append((i, size))
-        i += max(size, 1)
-    return found
+    return _BOUNDS.spans(tokens)
 
 
-def outside_bounds(tokens: Sequence[str]) -> list[str]:
-    """``tokens`` without the words of their bound phrases: the "no" of "no later than"
-    negates nothing."""
-    inside = {j for i, size in bounds(tokens) for j in range(i, i + size)}
+def phrase_positions(tokens: Sequence[str]) -> frozenset[int]:
+    """Indices of the lowercase ``tokens`` inside a phrase of
+    :data:`~verification.lexicon.PHRASES` (not a bound): words read as one term, whose
+    "without" negates nothing ("without authorization")."""
+    _, more, _ = _phrases_in(tokens)
+    return _covered(more)
+
+
+def outside_phrases(tokens: Sequence[str]) -> list[str]:
+    """``tokens`` without the words of their bounds and other phrases: the "no" of "no
+    later than" and the "without" of "without authorization" negate nothing."""
+    found, more, _ = _phrases_in(tokens)
+    inside = _covered(found + more)
     return [t for j, t in enumerate(tokens) if j not in inside]
+
+
+def _covered(spans: Sequence[tuple[int, int]]) -> frozenset[int]:
+    return frozenset(j for i, size in spans for j in range(i, i + size))
 
 
 def token_offsets(text: str) -> list[tuple[str, int]]:

@@ -159,6 +159,46 @@ _SYNONYM_GROUPS = [
     "previous advance",
     "excavate excavation dig",
     "impose levy charge",
+    # Nouns made from verbs that Porter stemming leaves apart from the verb ("extension" /
+    # "extend", "submission" / "submit"): a rewording turns one into the other ("an
+    # extension may be granted" = "the period may be extended"). After the nominalisations
+    # the Federal Plain Language Guidelines ask writers to undo ("Use verbs, not nouns").
+    "extend extension",
+    "submit submission",
+    "decide decision",
+    "permit permission",
+    "comply compliance",
+    "rely reliance",
+    "deny denial",
+    "fail failure",
+    "issue issuance",
+    "exclude exclusion",
+    "describe description",
+    "occupy occupancy occupant",
+    "register registration",
+    "suspend suspension",
+    "deliver delivery",
+    "enter entry",
+    "sign signature",
+    "indemnify indemnification indemnity",
+    "certify certification certificate",
+    "verify verification",
+    # Words of the phrases below, and the everyday words a rewording uses for them.
+    "consent approve approval okay assent",
+    "refund reimburse reimbursement repay repayment",
+    "examine examination inspect inspection review",
+    "immediately promptly forthwith",
+    "aware discover learn",
+    "adjacent abutting adjoining",
+    "vicinity near proximity",
+    "refuse reject",
+    # Everyday words for the ones agreements and rules use (Federal Plain Language
+    # Guidelines, "Use simple words and phrases"; Black's Law Dictionary): to update a
+    # document is to revise it. Not "check" for "verify": in the regulations a check is
+    # also a means of payment.
+    "modify update",
+    "telephone phone",
+    "example instance",
     # Comparatives that pick one of two amounts ("whichever is less" = "whichever is smaller").
     "less smaller lesser lower fewer",
     "greater larger higher bigger",
@@ -175,7 +215,7 @@ IRREGULAR_FORMS: dict[str, str] = {
     "spent": "spend", "won": "win", "withdrew": "withdraw", "withdrawn": "withdraw",
     "lost": "lose", "laid": "lay", "left": "leave", "meant": "mean", "built": "build",
     "dealt": "deal", "understood": "understand", "forbade": "forbid", "forbidden": "forbid",
-    "dug": "dig",
+    "dug": "dig", "came": "come",
 }
 
 # Words that only carry the modality of a rewording ("is required to" = "shall", "is
@@ -208,8 +248,8 @@ MODAL_PHRASES: tuple[tuple[str, str], ...] = (
     ("is barred from", "must_not"), ("doesn't have to", "need_not"),
     ("don't have to", "need_not"), ("isn't required to", "need_not"),
     ("is required to", "must"), ("are required to", "must"), ("has to", "must"),
-    ("have to", "must"), ("is obligated to", "must"), ("shall", "must"), ("must", "must"),
-    ("will", "must"), ("agrees to", "must"),
+    ("have to", "must"), ("needs to", "must"), ("need to", "must"), ("is obligated to", "must"),
+    ("shall", "must"), ("must", "must"), ("will", "must"), ("agrees to", "must"),
     ("is allowed to", "may"), ("are allowed to", "may"), ("is permitted to", "may"),
     ("is entitled to", "may"), ("are entitled to", "may"), ("has the right to", "may"),
     ("shall have the right", "may"), ("can", "may"), ("may", "may"),
@@ -235,6 +275,47 @@ LOWER_BOUNDS = (
     "no smaller than", "not smaller than", "no shorter than", "not shorter than",
     "no earlier than", "not earlier than", "a minimum of", "minimum of", "at a minimum",
     "or more", "or greater", "or longer",
+)
+
+# Phrases a rewording uses for one legal word, each with that word ("" for a phrase that
+# says no more than a stopword: "pursuant to" = "under"). Phrasal verbs and idioms of
+# everyday English, after the "Use simple words and phrases" table of the Federal Plain
+# Language Guidelines (rev. 1, May 2011: "in accordance with: under", "in the event of:
+# if", "in lieu of: instead of", "in a timely manner: on time, promptly") read the other
+# way round (not "for the purpose of": a non-disclosure agreement's "Purpose" is a defined
+# term), and their Latinate equivalents in Black's Law Dictionary (11th ed.): to hold
+# on to a thing is to retain it, to find out is to discover, to back out of a contract is
+# to cancel it; a use "without authorization" is an "unauthorized" use (its "without"
+# negates nothing: :func:`verification.reading.negative`). Matched on stems, so "held on
+# to" and "finds out" are read too (:func:`verification.evidence.tokens_terms`).
+PHRASES: tuple[tuple[str, str], ...] = (
+    ("hold on to", "retain"), ("hang on to", "retain"), ("keep up", "maintain"),
+    ("find out", "discover"), ("become aware", "aware"),
+    ("get in touch with", "contact"), ("get in touch", "contact"), ("reach out to", "contact"),
+    ("right away", "immediately"), ("at once", "immediately"), ("straight away", "immediately"),
+    ("as soon as possible", "promptly"), ("in a timely manner", "timely"), ("on time", "timely"),
+    ("put off", "defer"), ("hand in", "submit"), ("turn in", "submit"),
+    ("hand over", "deliver"), ("turn over", "deliver"),
+    ("look at", "examine"), ("look over", "examine"), ("look through", "examine"),
+    ("look into", "investigate"),
+    ("back out of", "cancel"), ("back out", "cancel"), ("call off", "cancel"),
+    ("take effect", "effective"), ("come into effect", "effective"),
+    ("go into effect", "effective"), ("come into force", "effective"),
+    ("sign off on", "approve"), ("sign off", "approve"), ("go ahead", "approval"),
+    ("carry out", "perform"), ("set up", "establish"), ("put in place", "establish"),
+    ("pay back", "refund"), ("give back", "return"), ("make sure", "ensure"),
+    ("take part in", "participate"), ("take place", "occur"),
+    ("set forth", "specify"), ("set out", "specify"), ("spell out", "specify"),
+    ("fill out", "complete"), ("fill in", "complete"),
+    ("turn down", "refuse"), ("hold back", "withhold"),
+    ("in charge of", "responsible"), ("in charge", "responsible"),
+    ("next to", "adjacent"), ("close to", "near"), ("in lieu of", "instead"),
+    ("without authorization", "unauthorized"), ("without authorisation", "unauthorized"),
+    ("without permission", "unauthorized"), ("without authority", "unauthorized"),
+    ("pursuant to", ""), ("in accordance with", ""), ("with respect to", ""),
+    ("with regard to", ""), ("in regard to", ""), ("in relation to", ""),
+    ("in the event that", ""), ("in the event of", ""),
+    ("in order to", ""), ("until such time as", ""), ("by means of", ""),
 )
 
 SYNONYMS: dict[str, str] = {}

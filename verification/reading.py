@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ciq.text import STOPWORDS
 from verification.evidence import split_sentences, token_offsets, token_term, tokens_terms
-from verification.lexicon import MODAL_PHRASES
+from verification.lexicon import MODAL_PHRASES, NEGATION, PHRASES
 
 # Roles that laws and contracts give parties; with capitalised names, the parties.
 ROLE_WORDS = frozenset(
@@ -69,6 +69,10 @@ def negations(text: str) -> int:
 
 _QUANTITY_NEG_RE = re.compile(
     r"\b(?:not|no)\s+(?:more|less|later|earlier|fewer|greater|sooner|smaller|larger|shorter|longer)\s+than\b")
+# A phrase the lexicon reads as one word ("without authorization": "unauthorized").
+_PHRASE_NEG_RE = re.compile(
+    r"\b(?:" + "|".join(re.escape(p) for p, _ in PHRASES if NEGATION & set(p.split()))
+    + r")\b")
 # "No. 16" is a number, not a negation.
 # "Fails to respond" is "does not respond" ("failure to" likewise): Black's Law Dictionary,
 # "failure": "an omission of an expected action".
@@ -88,7 +92,7 @@ def negative(text: str, scope: Collection[str] | None = None) -> bool:
     low = " ".join(text.lower().split())
     if any(m in ("must_not", "need_not") for m in modals(low, scope)):
         return True
-    rest = _QUANTITY_NEG_RE.sub(" ", _MULTIWORD_MODAL_RE.sub(" ", low))
+    rest = _PHRASE_NEG_RE.sub(" ", _QUANTITY_NEG_RE.sub(" ", _MULTIWORD_MODAL_RE.sub(" ", low)))
     return any(_governs(rest, m.end(), scope) for m in _POLARITY_RE.finditer(rest))
 
 
@@ -122,6 +126,11 @@ _PARENTHETICAL_RE = re.compile(
     r"^\s*(?:at|in|on|upon|with|without|for|by|after|before|within|subject|notwithstanding|however"
     r"|thereafter|also|then|if|unless|except|where|when|as|to)\b", re.IGNORECASE)
 _BY_AGENT_WINDOW = 40  # characters after the participle in which "by X" names its agent
+# Participles coordinated with the first ("shall not be assigned, transferred, shared or
+# divided … by MORPHO"): the "by" agent is read after the last of them.
+_MORE_PARTICIPLES_RE = re.compile(
+    r"^(?:\s*,?\s*(?:and/or\s+|and\s+|or\s+)?(?:\w+ly\s+)?\w+(?:ed|en|wn|nt|id|ld)\b)*",
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -194,8 +203,9 @@ def roles(text: str, scope: Collection[str] | None = None) -> Roles:
     The agent is the first party of the main clause before the verb (after the last
     comma, so "Should Licensor become aware …, Licensor shall report" reads the second),
     or the party after "by" within :data:`_BY_AGENT_WINDOW` characters of a passive
-    participle ("must be filed by the complainant"); a passive with no "by" has no
-    stated agent."""
+    participle or of the last participle coordinated with it ("must be filed by the
+    complainant", "shall not be assigned, transferred or divided in any manner by
+    MORPHO"); a passive with no "by" has no stated agent."""
     low = " ".join(text.split())
     lower = low.lower()
     found = mentions(low)
@@ -209,7 +219,10 @@ def roles(text: str, scope: Collection[str] | None = None) -> Roles:
         modal = (governing or verbs)[0]
         at, phrase_end = modal.start(), modal.end()
         passive = _PASSIVE_RE.match(low[phrase_end:])
-        verb_end = phrase_end + (passive.end() if passive else 0)
+        verb_end = phrase_end
+        if passive:
+            verb_end += passive.end()
+            verb_end += _MORE_PARTICIPLES_RE.match(low[verb_end:]).end()
     elif scoped or passives:
         passive = (scoped or passives)[0]
         at, verb_end = passive.start(), passive.end()

@@ -348,3 +348,83 @@ def test_a_negative_claim_is_no_clash_with_a_negative_rule_in_other_words(monkey
     counts = ("Any excavation below the 10 year flood elevation for the property shall count "
               "toward compensating for fill.")
     assert _verify(counts, CUT_AND_FILL).verdict == Verdict.CONTRADICTED
+
+
+# A CUAD development agreement (Magenta / Bachem), a CUAD maintenance agreement (MORPHO /
+# XIMAGE) and a CUAD licence (Licensee / Licensor).
+ARCHIVAL_COPY = ("Notwithstanding the foregoing, the Recipient may retain one (1) copy of such "
+                 "Confidential Information for legal archival purposes, provided that such copy shall "
+                 "be kept confidential after the termination or expiration of this Agreement.")
+PERSONAL = ("The interests of MORPHO in this Agreement are personal and shall not be assigned, "
+            "transferred, shared or divided in any manner by MORPHO without a prior written consent "
+            "of XIMAGE.")
+UNAUTHORIZED_USE = ("Should Licensee become aware of Users' unauthorized use or exploitation of the "
+                    "Titles, Licensee shall immediately report such use to Licensor.")
+DELIVERY = ("Delivery shall occur on the delivery dates set forth in each Project Plan and any "
+            "related purchase orders or as otherwise agreed to in writing by the Parties.")
+
+
+@pytest.mark.parametrize("plain, legal", [
+    ("holds on to the copy", "retains the copy"), ("found out about it", "discovered it"),
+    ("tell them right away", "notify them immediately"), ("hand in the form", "submit the form"),
+    ("backed out of the lease", "cancelled the lease"), ("came into effect", "took effect"),
+    ("the City Council signing off", "the City Council approving"),
+    ("in accordance with the rules", "under the rules"), ("use without authorization", "unauthorized use"),
+])
+def test_a_phrase_reads_as_the_legal_word_it_stands_for(plain, legal):
+    assert sorted(terms(plain)) == sorted(terms(legal))
+
+
+def test_a_phrase_is_matched_whole_and_on_its_own_words():
+    assert terms("renewed at most one time") != terms("renewed at most on time")
+    assert terms("find the records") == [token_term("find"), token_term("records")]
+
+
+@pytest.mark.parametrize("noun, verb", [
+    ("extension", "extend"), ("submission", "submit"), ("compliance", "comply"),
+    ("denial", "deny"), ("occupancy", "occupy"), ("delivery", "deliver"),
+    ("reimbursement", "refund"), ("inspection", "examine"), ("okay", "consent"),
+])
+def test_a_noun_compares_equal_to_the_verb_it_is_made_from(noun, verb):
+    assert token_term(noun) == token_term(verb)
+
+
+def test_a_phrasal_verb_supports_without_minilm(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = ("Despite the foregoing, the Recipient is allowed to hold on to one copy of such "
+             "Confidential Information for legal archival purposes, provided that the copy is kept "
+             "confidential after the termination or expiration of this Agreement.")
+    assert _verify(claim, ARCHIVAL_COPY).verdict == Verdict.SUPPORTED
+    obliged = ("The Recipient must hold on to one copy of such Confidential Information for legal "
+               "archival purposes.")
+    assert _verify(obliged, ARCHIVAL_COPY).verdict == Verdict.CONTRADICTED
+
+
+def test_a_noun_made_from_the_verb_supports_without_minilm(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = ("Products are to be delivered on the dates specified in each Project Plan and any "
+             "related purchase orders, or as the Parties otherwise agree in writing.")
+    assert _verify(claim, DELIVERY).verdict == Verdict.SUPPORTED
+
+
+def test_a_use_without_authorization_is_no_negation(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert not negative("Users exploit the Titles without authorization.")
+    assert negative("Users exploit the Titles without paying.")
+    claim = ("If the Licensee finds out about Users' use or exploitation of the Titles without "
+             "authorization, the Licensee shall report that use to the Licensor right away.")
+    assert _verify(claim, UNAUTHORIZED_USE).verdict == Verdict.SUPPORTED
+    silent = ("If the Licensee finds out about Users' use or exploitation of the Titles without "
+              "authorization, the Licensee shall not report that use to the Licensor.")
+    assert _verify(silent, UNAUTHORIZED_USE).verdict == Verdict.CONTRADICTED
+
+
+def test_the_by_agent_follows_the_last_of_coordinated_participles(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    active = ("MORPHO may not assign, transfer, share or divide its interests in this Agreement in "
+              "any manner without the prior written consent of XIMAGE.")
+    assert party_clash(active, PERSONAL) == ""
+    assert _verify(active, PERSONAL).verdict == Verdict.SUPPORTED
+    swapped = ("XIMAGE may not assign, transfer, share or divide its interests in this Agreement in "
+               "any manner without the prior written consent of MORPHO.")
+    assert _verify(swapped, PERSONAL).verdict == Verdict.CONTRADICTED
