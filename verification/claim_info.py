@@ -110,6 +110,8 @@ def claim_info(text: str, words: tuple[tuple[str, float], ...]) -> ClaimInfo:
     labels: list[str] = []
     prior: list[float] = []
     first_pos: list[int] = []
+    # The "without" of "without authorization" is no modal verb. A bound's "no" ("no later
+    # than") still marks the modal's position: moving it cost 0.008 on the training pairs.
     in_phrase = phrase_positions(toks)
     modal_at = next((i for i, t in enumerate(toks) if t in _DEONTIC and i not in in_phrase), None)
     prev_content = None
