@@ -480,9 +480,12 @@ def _verdict(verdict: str, score: float, win: _Window, claim: ClaimDraft, info: 
             break
     snippet = _snippet(chunk.text, start, end, focus)
 
+    # A word the window holds as written is supported, though a phrase there reads it as
+    # part of one term ("order" in "in order to", which has none).
+    written = {token for s in sents for token, _ in s.tokens}
     word_scores = []
-    for word_terms in info.word_terms:
-        if not word_terms or all(t in in_window for t in word_terms):
+    for (word, _), word_terms in zip(claim.substantive_words, info.word_terms, strict=False):
+        if not word_terms or all(t in in_window for t in word_terms) or word.lower() in written:
             word_scores.append(1.0)
         elif any(t in in_window or t in anywhere for t in word_terms):
             word_scores.append(0.5)

@@ -428,3 +428,12 @@ def test_the_by_agent_follows_the_last_of_coordinated_participles(monkeypatch):
     swapped = ("XIMAGE may not assign, transfer, share or divide its interests in this Agreement in "
                "any manner without the prior written consent of MORPHO.")
     assert _verify(swapped, PERSONAL).verdict == Verdict.CONTRADICTED
+
+
+def test_a_verbatim_quote_holding_a_phrase_is_supported_word_for_word(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    rule = ("In order to adequately investigate complaints, Planning and Zoning does not accept "
+            "anonymous complaints.")
+    judgement = _verify(rule, f"E. Violation. {rule} Completing a Complaint form is required.")
+    assert judgement.verdict == Verdict.SUPPORTED
+    assert set(judgement.word_scores) == {1.0}  # "order" of "in order to" too
