@@ -99,6 +99,24 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
     return len(rows)
 
 
+def fts_copy(workspace_id: int, pairs: Sequence[tuple[int, int]]) -> int:
+    """Index each new chunk of ``pairs`` (new chunk pk, indexed chunk pk) as a copy of the
+    other, whose text, heading and document title it holds (``retrieval.scale``); the
+    number indexed. PostgreSQL copies the indexed rows set-based; SQLite indexes the
+    source's text under the new pk."""
+    if _on_postgres():
+        return fts_postgres.fts_copy(workspace_id, pairs)
+    source: dict[int, tuple[str, str, str]] = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(pairs), _BATCH):
+            olds = [old for _, old in pairs[start:start + _BATCH]]
+            cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c JOIN "
+                           "retrieval_document AS d ON d.id = c.document_id "
+                           f"WHERE c.id IN ({', '.join(['%s'] * len(olds))})", olds)
+            source.update((pk, row) for pk, *row in cursor.fetchall())
+    return fts_add(workspace_id, [(new, *source[old]) for new, old in pairs])
+
+
 def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
     """Drop the chunks ``chunk_pks`` from the workspace's table (missing ones are ignored)."""
     if _on_postgres():

@@ -9,7 +9,11 @@ of the SQLite FTS5 tables (:mod:`retrieval.fts`), in three tables (migration 000
 - ``retrieval_lexical_df`` (workspace_id, term, df): chunks of the workspace holding each
   term (fts5vocab's ``doc`` column);
 - ``retrieval_lexical_stats`` (workspace_id, chunks, tokens): the workspace's row count
-  and total length (BM25's N and mean document length).
+  and total length (BM25's N and mean document length);
+- ``retrieval_lexical_posting`` (chunk_id, term, workspace_id, impact): one row per term
+  of each chunk with the term's BM25 weight there (:func:`_postings_add`), indexed by
+  (workspace, term, impact descending, chunk): a search reads each query term's best
+  postings first and stops (:func:`fts_search`; migration 0009).
 
 Lexemes. The tsvector is not made by a PostgreSQL text search configuration: each chunk
 goes through SQLite's own FTS5 tokenizer (``porter unicode61 remove_diacritics 2``, the
@@ -178,9 +182,39 @@ def _count(cursor, workspace_id: int, delta: Counter, chunks: int, tokens: int) 
             "tokens = s.tokens + EXCLUDED.tokens", [workspace_id, chunks, tokens])
 
 
+# Mean chunk length, in tokens, that a stored impact assumes (:func:`_postings_add`): the
+# corpus ``ciq_legal_v1``'s chunks hold about 300 tokens. A constant, so that impacts
+# written at different times compare; the workspace's own mean enters the exact score.
+IMPACT_AVGDL = 300.0
+
+
+def _postings_add(cursor, chunk_pks: Sequence[int]) -> None:
+    """Write the postings of the indexed chunks ``chunk_pks`` from their tsvectors: per
+    (chunk, term) the impact f · (k1 + 1) / (f + k1 · (1 − b + b · D / IMPACT_AVGDL)),
+    BM25's term weight without idf (Robertson & Zaragoza 2009), with f the term's
+    positions weighted by column (``retrieval.index.COLUMN_WEIGHTS``; the positions
+    ``ts_rank_cd`` counts, :func:`fts_search`) and D the chunk's length in tokens. The
+    order of a term's postings by impact is that of their exact scores up to the
+    workspace's mean length, which moves with every write (Anh & Moffat, "Pruned query
+    evaluation using pre-computed impacts", SIGIR 2006)."""
+    from retrieval.index import COLUMN_WEIGHTS  # retrieval.index imports this module
+
+    text_w, heading_w, title_w = COLUMN_WEIGHTS
+    cursor.execute(
+        "INSERT INTO retrieval_lexical_posting (chunk_id, term, workspace_id, impact) "
+        "SELECT l.chunk_id, u.lexeme, l.workspace_id, "
+        "       f.tf * (%s + 1) / (f.tf + %s * (1 - %s + %s * l.length / %s)) "
+        "FROM retrieval_lexical AS l CROSS JOIN LATERAL unnest(l.tsv) AS u "
+        "CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN %s WHEN 'B' THEN %s ELSE %s END) "
+        "                    FROM unnest(u.weights) AS w) AS f(tf) "
+        "WHERE l.chunk_id = ANY(%s)",
+        [K1, K1, B, B, IMPACT_AVGDL, title_w, heading_w, text_w, list(chunk_pks)])
+
+
 def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int:
-    """Index ``rows`` of (chunk pk, text, heading, document title) and count their terms;
-    the number added. Call inside the transaction that creates the chunks."""
+    """Index ``rows`` of (chunk pk, text, heading, document title), write their postings
+    and count their terms; the number added. Call inside the transaction that creates
+    the chunks."""
     rows = list(rows)
     delta: Counter = Counter()
     tokens_total = 0
@@ -196,17 +230,46 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
                 tokens_total += t.length
             cursor.execute("INSERT INTO retrieval_lexical (chunk_id, workspace_id, length, tsv) VALUES "
                            + ", ".join(["(%s, %s, %s, %s::tsvector)"] * len(batch)), values)
+            _postings_add(cursor, [pk for pk, *_ in batch])
         _count(cursor, workspace_id, delta, len(rows), tokens_total)
     return len(rows)
 
 
+def fts_copy(workspace_id: int, pairs: Sequence[tuple[int, int]]) -> int:
+    """Index each new chunk of ``pairs`` (new chunk pk, indexed chunk pk) as a copy of
+    the other, whose text, heading and title it holds (``retrieval.scale``): its tsvector
+    and length copied, its postings written, the workspace's counts added; the number
+    indexed. Set-based, no tokenizing: what makes a 1M-chunk workspace quick to build."""
+    if not pairs:
+        return 0
+    news = [new for new, _ in pairs]
+    with connection.cursor() as cursor:
+        _serialise(cursor, workspace_id)
+        cursor.execute("INSERT INTO retrieval_lexical (chunk_id, workspace_id, length, tsv) "
+                       "SELECT m.new, %s, l.length, l.tsv "
+                       "FROM unnest(%s::bigint[], %s::bigint[]) AS m(new, old) "
+                       "JOIN retrieval_lexical AS l ON l.chunk_id = m.old",
+                       [workspace_id, news, [old for _, old in pairs]])
+        _postings_add(cursor, news)
+        cursor.execute("SELECT term, count(*) FROM retrieval_lexical_posting WHERE chunk_id = ANY(%s) "
+                       "GROUP BY term", [news])
+        delta = Counter(dict(cursor.fetchall()))
+        cursor.execute("SELECT count(*), coalesce(sum(length), 0) FROM retrieval_lexical "
+                       "WHERE chunk_id = ANY(%s)", [news])
+        chunks, tokens = cursor.fetchone()
+        _count(cursor, workspace_id, delta, chunks, int(tokens))
+    return chunks
+
+
 def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
-    """Drop the chunks ``chunk_pks`` from the index and from the workspace's counts
-    (missing ones are ignored)."""
+    """Drop the chunks ``chunk_pks`` from the index, their postings and the workspace's
+    counts (missing ones are ignored)."""
     if not chunk_pks:
         return
     with connection.cursor() as cursor:
         _serialise(cursor, workspace_id)
+        cursor.execute("DELETE FROM retrieval_lexical_posting WHERE chunk_id = ANY(%s) AND workspace_id = %s",
+                       [list(chunk_pks), workspace_id])
         cursor.execute(
             "WITH gone AS (DELETE FROM retrieval_lexical WHERE workspace_id = %s AND chunk_id = ANY(%s) "
             "RETURNING tsv, length) "
@@ -234,10 +297,11 @@ def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
 
 
 def fts_drop(workspace_id: int) -> None:
-    """Drop the workspace's rows and counts."""
+    """Drop the workspace's rows, postings and counts."""
     with connection.cursor() as cursor:
         _serialise(cursor, workspace_id)
-        for table in ("retrieval_lexical", "retrieval_lexical_df", "retrieval_lexical_stats"):
+        for table in ("retrieval_lexical", "retrieval_lexical_posting", "retrieval_lexical_df",
+                      "retrieval_lexical_stats"):
             cursor.execute(f"DELETE FROM {table} WHERE workspace_id = %s", [workspace_id])
 
 
@@ -320,6 +384,14 @@ def bm25_idf(n: int, hits: int) -> float:
     return max(1e-6, math.log((n - hits + 0.5) / (hits + 0.5)))
 
 
+# Impact-ordered candidates (:func:`fts_search`, Anh & Moffat 2006): postings read per
+# query term, best first, and candidates re-scored exactly (at least this many, or 5 · k).
+# Round values, checked on ``retrieval_dev.jsonl``: every question's top 10 is that of
+# ranking every match (``tests/retrieval/test_lexical_postings.py``).
+TOP_POSTINGS = 1_000
+RESCORE = 200
+
+
 def fts_search(workspace_id: int, phrases: Sequence[Sequence[str]], *, k: int,
                weights: tuple[float, float, float], jurisdictions: Collection[str] | None = None,
                lane: str | None = None, documents: Collection[int] | None = None,
@@ -339,14 +411,14 @@ def fts_search(workspace_id: int, phrases: Sequence[Sequence[str]], *, k: int,
     the largest and f multiplied back; it computes in single precision, so scores match
     SQLite's to about 7 digits.
 
-    A candidate limit (``budget``, postings: ``retrieval.index.MATCH_POSTINGS``): when
-    the phrases' postings together exceed it, only the chunks holding the rarest phrases,
-    as many as fit (at least one that some chunk holds), are ranked, each still scored
-    over every phrase. It used to be exact (MaxScore, Turtle & Flood 1995: widen the rare
-    set until the phrases left out could not reach the k-th score), but on common words
-    that bound admits every match, and the 100,000-chunk p95 was 630 ms (270 ms now; the
-    README, "Lexical search at 10k, 100k and 1M chunks"); span recall@10 on
-    ``retrieval_dev.jsonl`` is unchanged.
+    Which chunks are ranked: every match while the phrases' postings together stay
+    within ``budget`` (``retrieval.index.MATCH_POSTINGS``). Past it, impact-ordered
+    candidates (Anh & Moffat 2006): the first :data:`TOP_POSTINGS` postings of each
+    phrase by impact (of its rarest term for a phrase of several), in the filters, each
+    candidate's impacts summed with idf, and the best max(:data:`RESCORE`, 5 · k) scored
+    exactly as above; the work no longer grows with the workspace (the README, "Lexical
+    search at 10k, 100k and 1M chunks"). With a ``documents`` filter, which the postings
+    cannot walk to, the chunks holding the rarest phrases, as many as fit the budget.
     """
     phrases = [list(p) for p in phrases if p]
     n, tokens = fts_totals(workspace_id)
@@ -354,10 +426,15 @@ def fts_search(workspace_id: int, phrases: Sequence[Sequence[str]], *, k: int,
         return []
     if jurisdictions is not None and not jurisdictions or documents is not None and not documents:
         return []
-    _, df = fts_document_frequencies(workspace_id, sorted({p[0] for p in phrases if len(p) == 1}))
+    _, df = fts_document_frequencies(workspace_id, sorted({t for p in phrases for t in p}))
     hits = [df.get(p[0], 0) if len(p) == 1 else fts_phrase_count(workspace_id, p) for p in phrases]
     idfs = [bm25_idf(n, h) for h in hits]
     scope = _Scope(workspace_id, phrases, idfs, tokens / n, weights, jurisdictions, lane, documents, k)
+    if sum(hits) <= budget:
+        return scope.ranked(range(len(phrases)))
+    if documents is None:
+        leads = [min(p, key=lambda t: (df.get(t, 0), t)) for p in phrases]
+        return scope.rescored(scope.candidates(leads, TOP_POSTINGS, max(RESCORE, 5 * k)))
     rest = sorted(range(len(phrases)), key=lambda i: (hits[i], i))  # rarest first
     rare = [rest.pop(0)]
     while rest and (not hits[rare[-1]] or sum(hits[i] for i in rare) + hits[rest[0]] <= budget):
@@ -379,24 +456,9 @@ class _Scope:
     documents: Collection[int] | None
     k: int
 
-    def ranked(self, among: list[int]) -> list[tuple[int, float]]:
-        """Top k of the chunks holding any of the phrases ``among`` (indexes), each
-        scored over every phrase."""
-        top = max(self.weights)
-        text_w, heading_w, title_w = (w / top for w in self.weights)
-        sql = [
-            "WITH q AS (SELECT * FROM unnest(%s::tsquery[], %s::float8[]) AS q(query, idf))",
-            "SELECT l.chunk_id, (",
-            "  SELECT sum(q.idf * f.tf * (%s + 1) / (f.tf + %s * (1 - %s + %s * l.length / %s)))",
-            "  FROM q CROSS JOIN LATERAL (SELECT %s * ts_rank_cd(%s::float4[], l.tsv, q.query, 0) AS tf",
-            "                             WHERE l.tsv @@ q.query) AS f",  # cheaper than ranking a miss
-            "  WHERE f.tf > 0) AS score",
-            "FROM retrieval_lexical AS l JOIN retrieval_chunk AS c ON c.id = l.chunk_id",
-            "WHERE l.workspace_id = %s AND l.tsv @@ %s::tsquery",
-        ]
-        params: list = [[tsquery_any([p]) for p in self.phrases], self.idfs, K1, K1, B, B, self.avgdl,
-                        top, [0.0, text_w, heading_w, title_w], self.workspace_id,
-                        tsquery_any(self.phrases[i] for i in among)]
+    def filters(self) -> tuple[list[str], list]:
+        """The filters as SQL conditions on the chunk ``c`` and their parameters."""
+        sql, params = [], []
         if self.jurisdictions is not None:
             sql.append("AND c.jurisdiction = ANY(%s)")
             params.append(sorted(self.jurisdictions))
@@ -406,8 +468,53 @@ class _Scope:
         if self.documents is not None:
             sql.append("AND c.document_id = ANY(%s)")
             params.append(sorted(self.documents))
-        sql.append("ORDER BY score DESC, l.chunk_id LIMIT %s")
-        params.append(self.k)
+        return sql, params
+
+    def candidates(self, leads: list[str], depth: int, count: int) -> list[int]:
+        """The ``count`` chunk pks of the best approximate score, Σ idf · impact over
+        the first ``depth`` postings (in the filters) of each phrase's lead term
+        (``leads``, one per phrase), ties in chunk order."""
+        conditions, params = self.filters()
+        join = "JOIN retrieval_chunk AS c ON c.id = p.chunk_id" if conditions else ""
+        sql = ["WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf))",
+               "SELECT t.chunk_id FROM q CROSS JOIN LATERAL (",
+               f"  SELECT p.chunk_id, p.impact FROM retrieval_lexical_posting AS p {join}",
+               "  WHERE p.workspace_id = %s AND p.term = q.term", *conditions,
+               "  ORDER BY p.impact DESC, p.chunk_id LIMIT %s) AS t",
+               "GROUP BY t.chunk_id ORDER BY sum(q.idf * t.impact) DESC, t.chunk_id LIMIT %s"]
+        with connection.cursor() as cursor:
+            cursor.execute("\n".join(sql), [leads, self.idfs, self.workspace_id, *params, depth, count])
+            return [pk for (pk,) in cursor.fetchall()]
+
+    def ranked(self, among: Iterable[int]) -> list[tuple[int, float]]:
+        """Top k of the chunks holding any of the phrases ``among`` (indexes), each
+        scored over every phrase."""
+        return self._top("l.tsv @@ %s::tsquery", tsquery_any(self.phrases[i] for i in among))
+
+    def rescored(self, chunk_pks: list[int]) -> list[tuple[int, float]]:
+        """Top k of the chunks ``chunk_pks``, each scored over every phrase."""
+        return self._top("l.chunk_id = ANY(%s)", chunk_pks) if chunk_pks else []
+
+    def _top(self, which: str, value) -> list[tuple[int, float]]:
+        """Top k of the workspace's chunks that ``which`` (a condition on ``l`` with one
+        parameter, ``value``) and the filters admit, by exact score."""
+        top = max(self.weights)
+        text_w, heading_w, title_w = (w / top for w in self.weights)
+        conditions, filter_params = self.filters()
+        sql = [
+            "WITH q AS (SELECT * FROM unnest(%s::tsquery[], %s::float8[]) AS q(query, idf))",
+            "SELECT l.chunk_id, (",
+            "  SELECT sum(q.idf * f.tf * (%s + 1) / (f.tf + %s * (1 - %s + %s * l.length / %s)))",
+            "  FROM q CROSS JOIN LATERAL (SELECT %s * ts_rank_cd(%s::float4[], l.tsv, q.query, 0) AS tf",
+            "                             WHERE l.tsv @@ q.query) AS f",  # cheaper than ranking a miss
+            "  WHERE f.tf > 0) AS score",
+            "FROM retrieval_lexical AS l JOIN retrieval_chunk AS c ON c.id = l.chunk_id",
+            f"WHERE l.workspace_id = %s AND {which}", *conditions,
+            "ORDER BY score DESC, l.chunk_id LIMIT %s",
+        ]
+        params: list = [[tsquery_any([p]) for p in self.phrases], self.idfs, K1, K1, B, B, self.avgdl,
+                        top, [0.0, text_w, heading_w, title_w], self.workspace_id, value,
+                        *filter_params, self.k]
         with connection.cursor() as cursor:
             cursor.execute("\n".join(sql), params)
             return [(pk, float(score or 0.0)) for pk, score in cursor.fetchall()]

@@ -2,8 +2,9 @@
 its GIN index, and each workspace's term statistics. A no-op on SQLite, whose index is
 the FTS5 tables of migrations 0002 and 0004.
 
-Forward also indexes the chunks already in the database (a database moved from another
-engine by dumpdata/loaddata, say); backward drops the tables.
+Backward drops the tables. The chunks already in the database (a database moved from
+another engine by dumpdata/loaddata, say) are indexed by migration 0009, once the
+postings table it creates exists.
 """
 
 from django.db import migrations
@@ -51,12 +52,8 @@ BACKWARD = [
 def forward(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from retrieval.fts_postgres import fts_rebuild
-
     for sql in FORWARD:
         schema_editor.execute(sql)
-    for pk in apps.get_model("ciq", "Workspace").objects.values_list("pk", flat=True):
-        fts_rebuild(pk)
 
 
 def backward(apps, schema_editor):
