@@ -117,6 +117,14 @@ def fts_copy(workspace_id: int, pairs: Sequence[tuple[int, int]]) -> int:
     return fts_add(workspace_id, [(new, *source[old]) for new, old in pairs])
 
 
+def fts_relabel(workspace_id: int, document_id: int) -> None:
+    """The document's chunks have a new jurisdiction or lane: PostgreSQL's postings carry
+    them (``retrieval.fts_postgres.fts_relabel``); SQLite's search reads them from the
+    chunks, so it has nothing to do."""
+    if _on_postgres():
+        fts_postgres.fts_relabel(workspace_id, document_id)
+
+
 def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
     """Drop the chunks ``chunk_pks`` from the workspace's table (missing ones are ignored)."""
     if _on_postgres():

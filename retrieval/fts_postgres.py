@@ -10,10 +10,11 @@ of the SQLite FTS5 tables (:mod:`retrieval.fts`), in three tables (migration 000
   term (fts5vocab's ``doc`` column);
 - ``retrieval_lexical_stats`` (workspace_id, chunks, tokens): the workspace's row count
   and total length (BM25's N and mean document length);
-- ``retrieval_lexical_posting`` (chunk_id, term, workspace_id, impact): one row per term
-  of each chunk with the term's BM25 weight there (:func:`_postings_add`), indexed by
-  (workspace, term, impact descending, chunk): a search reads each query term's best
-  postings first and stops (:func:`fts_search`; migration 0009).
+- ``retrieval_lexical_posting`` (chunk_id, term, workspace_id, impact, jurisdiction,
+  lane): one row per term of each chunk with the term's BM25 weight there and the
+  chunk's filters (:func:`_postings_add`, :func:`fts_relabel`), indexed by (workspace,
+  term, impact descending, chunk): a search reads each query term's best postings in its
+  filters first and stops (:func:`fts_search`; migration 0009).
 
 Lexemes. The tsvector is not made by a PostgreSQL text search configuration: each chunk
 goes through SQLite's own FTS5 tokenizer (``porter unicode61 remove_diacritics 2``, the
@@ -201,10 +202,11 @@ def _postings_add(cursor, chunk_pks: Sequence[int]) -> None:
 
     text_w, heading_w, title_w = COLUMN_WEIGHTS
     cursor.execute(
-        "INSERT INTO retrieval_lexical_posting (chunk_id, term, workspace_id, impact) "
+        "INSERT INTO retrieval_lexical_posting (chunk_id, term, workspace_id, impact, jurisdiction, lane) "
         "SELECT l.chunk_id, u.lexeme, l.workspace_id, "
-        "       f.tf * (%s + 1) / (f.tf + %s * (1 - %s + %s * l.length / %s)) "
-        "FROM retrieval_lexical AS l CROSS JOIN LATERAL unnest(l.tsv) AS u "
+        "       f.tf * (%s + 1) / (f.tf + %s * (1 - %s + %s * l.length / %s)), c.jurisdiction, c.lane "
+        "FROM retrieval_lexical AS l JOIN retrieval_chunk AS c ON c.id = l.chunk_id "
+        "CROSS JOIN LATERAL unnest(l.tsv) AS u "
         "CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN %s WHEN 'B' THEN %s ELSE %s END) "
         "                    FROM unnest(u.weights) AS w) AS f(tf) "
         "WHERE l.chunk_id = ANY(%s)",
@@ -259,6 +261,17 @@ def fts_copy(workspace_id: int, pairs: Sequence[tuple[int, int]]) -> int:
         chunks, tokens = cursor.fetchone()
         _count(cursor, workspace_id, delta, chunks, int(tokens))
     return chunks
+
+
+def fts_relabel(workspace_id: int, document_id: int) -> None:
+    """Give the postings of the document's chunks their chunks' jurisdiction and lane
+    again (after ``retrieval.services`` changed them), in the caller's transaction."""
+    with connection.cursor() as cursor:
+        _serialise(cursor, workspace_id)
+        cursor.execute("UPDATE retrieval_lexical_posting AS p "
+                       "SET jurisdiction = c.jurisdiction, lane = c.lane FROM retrieval_chunk AS c "
+                       "WHERE c.id = p.chunk_id AND c.document_id = %s "
+                       "AND p.workspace_id = %s", [document_id, workspace_id])
 
 
 def fts_remove(workspace_id: int, chunk_pks: Sequence[int]) -> None:
@@ -458,17 +471,19 @@ class _Scope:
     documents: Collection[int] | None
     k: int
 
-    def filters(self) -> tuple[list[str], list]:
-        """The filters as SQL conditions on the chunk ``c`` and their parameters."""
+    def filters(self, alias: str) -> tuple[list[str], list]:
+        """The filters as SQL conditions on the chunk or posting ``alias`` and their
+        parameters (a posting has no document: :func:`fts_search` never reads postings
+        with a documents filter)."""
         sql, params = [], []
         if self.jurisdictions is not None:
-            sql.append("AND c.jurisdiction = ANY(%s)")
+            sql.append(f"AND {alias}.jurisdiction = ANY(%s)")
             params.append(sorted(self.jurisdictions))
         if self.lane is not None:
-            sql.append("AND c.lane = %s")
+            sql.append(f"AND {alias}.lane = %s")
             params.append(self.lane)
         if self.documents is not None:
-            sql.append("AND c.document_id = ANY(%s)")
+            sql.append(f"AND {alias}.document_id = ANY(%s)")
             params.append(sorted(self.documents))
         return sql, params
 
@@ -476,11 +491,10 @@ class _Scope:
         """The ``count`` chunk pks of the best approximate score, Σ idf · impact over
         the first ``depth`` postings (in the filters) of each phrase's lead term
         (``leads``, one per phrase), ties in chunk order."""
-        conditions, params = self.filters()
-        join = "JOIN retrieval_chunk AS c ON c.id = p.chunk_id" if conditions else ""
+        conditions, params = self.filters("p")
         sql = ["WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf))",
                "SELECT t.chunk_id FROM q CROSS JOIN LATERAL (",
-               f"  SELECT p.chunk_id, p.impact FROM retrieval_lexical_posting AS p {join}",
+               "  SELECT p.chunk_id, p.impact FROM retrieval_lexical_posting AS p",
                "  WHERE p.workspace_id = %s AND p.term = q.term", *conditions,
                "  ORDER BY p.impact DESC, p.chunk_id LIMIT %s) AS t",
                "GROUP BY t.chunk_id ORDER BY sum(q.idf * t.impact) DESC, t.chunk_id LIMIT %s"]
@@ -502,7 +516,7 @@ class _Scope:
         parameter, ``value``) and the filters admit, by exact score."""
         top = max(self.weights)
         text_w, heading_w, title_w = (w / top for w in self.weights)
-        conditions, filter_params = self.filters()
+        conditions, filter_params = self.filters("c")
         sql = [
             "WITH q AS (SELECT * FROM unnest(%s::tsquery[], %s::float8[]) AS q(query, idf))",
             "SELECT l.chunk_id, (",

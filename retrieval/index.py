@@ -34,9 +34,10 @@ MAX_QUERY_TERMS = 48
 # bm25() reads every posting of every term it ranks (for its idf and for each match), so
 # a question holding "shall" or "agreement" cost in proportion to the workspace (251 ms
 # p50 at 100,000 chunks). Past this many postings the rarest terms are searched, as many
-# as fit, and the common ones left out (:func:`match_tokens`; on PostgreSQL
-# ``retrieval.fts_postgres.fts_search``). A round value: at 4,108 chunks it leaves the
-# median question of ``retrieval_dev.jsonl`` (7,800 postings) whole.
+# as fit, and the common ones left out (:func:`match_tokens`; on PostgreSQL only with a
+# documents filter, its impact-ordered postings otherwise: ``retrieval.fts_postgres``).
+# A round value: at 4,108 chunks it leaves the median question of
+# ``retrieval_dev.jsonl`` (7,800 postings) whole.
 MATCH_POSTINGS = 10_000
 
 
@@ -132,8 +133,8 @@ def match_tokens(tokens: Sequence[str], df: Mapping[str, int], budget: int = MAT
     postings (``df``: Porter stem → chunks holding it) stay within ``budget``; else the
     rarest first while they fit (at least the rarest one that some chunk holds).
 
-    A candidate limit (the PostgreSQL index keeps the same budget,
-    ``retrieval.fts_postgres.fts_search``, and still scores its candidates over every
+    A candidate limit (the PostgreSQL index keeps the same budget with a documents
+    filter, ``retrieval.fts_postgres.fts_search``, and scores its candidates over every
     term): a chunk that holds none of the rare terms is not ranked, and here the terms
     left out add nothing to the scores of those that are. They are the ones whose idf is
     lowest, so the order changes little: span recall@10 on
@@ -246,8 +247,9 @@ class PostgresFTSIndex(IndexWrites):
     tsquery of quoted lexemes: user text is never tsquery syntax), the same lexemes, the
     same per-workspace statistics and the same score as :class:`SQLiteFTSIndex`.
 
-    The GIN index on the stored tsvector finds the matching chunks; the score is FTS5's
-    ``bm25()`` formula with ``COLUMN_WEIGHTS`` over the tsvector's weighted positions
+    Impact-ordered postings give the candidates (the GIN index on the stored tsvector,
+    with a documents filter); the score is FTS5's ``bm25()`` formula with
+    ``COLUMN_WEIGHTS`` over the tsvector's weighted positions
     (:func:`retrieval.fts_postgres.fts_search`), not ``ts_rank_cd`` of the whole query:
     cover density has no idf and no length normalisation, so "shall" weighs as much as
     "dock" (span recall@10 on ``retrieval_dev.jsonl`` 0.53 with it, 0.91 with BM25;

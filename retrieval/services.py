@@ -46,6 +46,7 @@ from retrieval.extract import (
     extract_text,
     oversize_reason,
 )
+from retrieval.fts import fts_relabel
 from retrieval.index import ChunkIndex, index_get
 from retrieval.index_writes import vectors_store
 from retrieval.manifest import DocumentMetadata, default_metadata, read_manifest
@@ -549,6 +550,7 @@ def _apply_metadata(*, document: Document, metadata: DocumentMetadata | None,
         document.full_clean(exclude=["file"])
         document.save()  # derives the lane; the FTS title follows (retrieval.signals)
         document.chunks.update(jurisdiction=document.jurisdiction, lane=document.lane)
+        fts_relabel(document.workspace_id, document.pk)  # the lexical postings carry them on PostgreSQL
     warning = ""
     embedder = embedder_get()
     if "title" in changed and embedder is not None:  # the title is part of each embedded text

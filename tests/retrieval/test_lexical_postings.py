@@ -11,9 +11,10 @@ from retrieval.evaluation import load_jsonl
 from retrieval.fts import fts_document_frequencies, fts_rebuild
 from retrieval.fts_postgres import fts_search, phrase_terms
 from retrieval.index import COLUMN_WEIGHTS, query_tokens
+from retrieval.manifest import DocumentMetadata
 from retrieval.models import Chunk, Document, Lane
 from retrieval.scale import workspace_synthesise
-from retrieval.services import document_delete, documents_ingest
+from retrieval.services import IngestStatus, document_delete, document_ingest, documents_ingest
 from tests.conftest import CORPUS_DIR, SAMPLES_DIR, SHARED_DIR, corpus_workspace_of
 
 pytestmark = pytest.mark.django_db
@@ -66,6 +67,21 @@ def test_a_workspace_reads_its_own_postings_only(demo_workspace):
     assert _search(demo_workspace, QUESTION) == before
     ours = set(Chunk.objects.filter(document__workspace=demo_workspace).values_list("pk", flat=True))
     assert before and {pk for pk, _ in before} <= ours
+
+
+@on_postgres
+def test_a_new_jurisdiction_moves_the_postings_to_its_lane(other_workspace):
+    """The same bytes ingested again with a state jurisdiction: the chunks change lane,
+    and so do their postings, which a lane-filtered search reads."""
+    local = DocumentMetadata(title="Docks", jurisdiction="US-OR-Rivergrove", jurisdiction_level="municipal")
+    document_ingest(workspace=other_workspace, path=DOCKS, metadata=local)
+    assert _search(other_workspace, QUESTION, lane=Lane.LOCAL)
+    assert not _search(other_workspace, QUESTION, lane=Lane.STATE)
+    state = DocumentMetadata(title="Docks", jurisdiction="US-OR", jurisdiction_level="state")
+    result = document_ingest(workspace=other_workspace, path=DOCKS, metadata=state)
+    assert result.status == IngestStatus.UPDATED
+    assert not _search(other_workspace, QUESTION, lane=Lane.LOCAL)
+    assert _search(other_workspace, QUESTION, lane=Lane.STATE, jurisdictions=["US-OR"])
 
 
 @on_postgres
