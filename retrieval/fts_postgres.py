@@ -184,9 +184,10 @@ def _count(cursor, workspace_id: int, delta: Counter, chunks: int, tokens: int) 
             "tokens = s.tokens + EXCLUDED.tokens", [workspace_id, chunks, tokens])
 
 
-# Mean chunk length, in tokens, that a stored impact assumes (:func:`_postings_add`): the
-# corpus ``ciq_legal_v1``'s chunks hold about 300 tokens. A constant, so that impacts
-# written at different times compare; the workspace's own mean enters the exact score.
+# Mean chunk length, in tokens, that a stored impact assumes (:func:`_postings_add`): a
+# round value near the corpus ``ciq_legal_v1``'s mean (314 tokens over its 4,108 chunks).
+# A constant, so that impacts written at different times compare; the workspace's own
+# mean enters the exact score.
 IMPACT_AVGDL = 300.0
 
 
