@@ -13,7 +13,7 @@ of the SQLite FTS5 tables (:mod:`retrieval.fts`), in four tables (migrations 000
   and total length (BM25's N and mean document length);
 - ``retrieval_lexical_posting`` (chunk_id, term, workspace_id, impact, jurisdiction,
   lane): one row per term of each chunk with the term's BM25 weight there and the
-  chunk's filters (:func:`_postings_add`, :func:`fts_relabel`), indexed by (workspace,
+  chunk's filters (:func:`_with_postings`, :func:`fts_relabel`), indexed by (workspace,
   term, impact descending, chunk): a search reads each query term's best postings in its
   filters first and stops (:func:`fts_search`; migration 0009).
 
@@ -184,35 +184,38 @@ def _count(cursor, workspace_id: int, delta: Counter, chunks: int, tokens: int) 
             "tokens = s.tokens + EXCLUDED.tokens", [workspace_id, chunks, tokens])
 
 
-# Mean chunk length, in tokens, that a stored impact assumes (:func:`_postings_add`): a
+# Mean chunk length, in tokens, that a stored impact assumes (:func:`_with_postings`): a
 # round value near the corpus ``ciq_legal_v1``'s mean (314 tokens over its 4,108 chunks).
 # A constant, so that impacts written at different times compare; the workspace's own
 # mean enters the exact score.
 IMPACT_AVGDL = 300.0
 
 
-def _postings_add(cursor, chunk_pks: Sequence[int]) -> None:
-    """Write the postings of the indexed chunks ``chunk_pks`` from their tsvectors: per
-    (chunk, term) the impact f · (k1 + 1) / (f + k1 · (1 − b + b · D / IMPACT_AVGDL)),
-    BM25's term weight without idf (Robertson & Zaragoza 2009), with f the term's
-    positions weighted by column (``retrieval.index.COLUMN_WEIGHTS``; the positions
-    ``ts_rank_cd`` counts, :func:`fts_search`) and D the chunk's length in tokens. The
-    order of a term's postings by impact is that of their exact scores up to the
-    workspace's mean length, which moves with every write (Anh & Moffat, "Pruned query
-    evaluation using pre-computed impacts", SIGIR 2006)."""
+def _with_postings(rows_sql: str, rows_params: list) -> tuple[str, list]:
+    """One statement (SQL, parameters) that inserts lexical rows (``rows_sql``, an INSERT
+    into ``retrieval_lexical`` without RETURNING, and its ``rows_params``) and their
+    postings: per (chunk, term) the impact f · (k1 + 1) / (f + k1 · (1 − b + b · D /
+    IMPACT_AVGDL)), BM25's term weight without idf (Robertson & Zaragoza 2009), with f the
+    term's positions weighted by column (``retrieval.index.COLUMN_WEIGHTS``; the
+    positions ``ts_rank_cd`` counts, :func:`fts_search`) and D the chunk's length in
+    tokens; with the chunk's jurisdiction and lane. The order of a term's postings by
+    impact is that of their exact scores up to the workspace's mean length, which moves
+    with every write (Anh & Moffat, "Pruned query evaluation using pre-computed
+    impacts", SIGIR 2006). One statement, not two: an ingest asks the database a bounded
+    number of questions per file (``tests/retrieval/test_ingest.py``)."""
     from retrieval.index import COLUMN_WEIGHTS  # retrieval.index imports this module
 
     text_w, heading_w, title_w = COLUMN_WEIGHTS
-    cursor.execute(
+    sql = (
+        f"WITH l AS ({rows_sql} RETURNING chunk_id, workspace_id, length, tsv) "
         "INSERT INTO retrieval_lexical_posting (chunk_id, term, workspace_id, impact, jurisdiction, lane) "
         "SELECT l.chunk_id, u.lexeme, l.workspace_id, "
         "       f.tf * (%s + 1) / (f.tf + %s * (1 - %s + %s * l.length / %s)), c.jurisdiction, c.lane "
-        "FROM retrieval_lexical AS l JOIN retrieval_chunk AS c ON c.id = l.chunk_id "
+        "FROM l JOIN retrieval_chunk AS c ON c.id = l.chunk_id "
         "CROSS JOIN LATERAL unnest(l.tsv) AS u "
         "CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN %s WHEN 'B' THEN %s ELSE %s END) "
-        "                    FROM unnest(u.weights) AS w) AS f(tf) "
-        "WHERE l.chunk_id = ANY(%s)",
-        [K1, K1, B, B, IMPACT_AVGDL, title_w, heading_w, text_w, list(chunk_pks)])
+        "                    FROM unnest(u.weights) AS w) AS f(tf)")
+    return sql, [*rows_params, K1, K1, B, B, IMPACT_AVGDL, title_w, heading_w, text_w]
 
 
 def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int:
@@ -232,9 +235,9 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
                 values += [pk, workspace_id, t.length, t.tsvector()]
                 delta.update(t.terms)
                 tokens_total += t.length
-            cursor.execute("INSERT INTO retrieval_lexical (chunk_id, workspace_id, length, tsv) VALUES "
-                           + ", ".join(["(%s, %s, %s, %s::tsvector)"] * len(batch)), values)
-            _postings_add(cursor, [pk for pk, *_ in batch])
+            insert = ("INSERT INTO retrieval_lexical (chunk_id, workspace_id, length, tsv) VALUES "
+                      + ", ".join(["(%s, %s, %s, %s::tsvector)"] * len(batch)))
+            cursor.execute(*_with_postings(insert, values))
         _count(cursor, workspace_id, delta, len(rows), tokens_total)
     return len(rows)
 
@@ -250,12 +253,11 @@ def fts_copy(workspace_id: int, pairs: Sequence[tuple[int, int]]) -> int:
     news = [new for new, _ in pairs]
     with connection.cursor() as cursor:
         _serialise(cursor, workspace_id)
-        cursor.execute("INSERT INTO retrieval_lexical (chunk_id, workspace_id, length, tsv) "
-                       "SELECT m.new, %s, l.length, l.tsv "
-                       "FROM unnest(%s::bigint[], %s::bigint[]) AS m(new, old) "
-                       "JOIN retrieval_lexical AS l ON l.chunk_id = m.old",
-                       [workspace_id, news, [old for _, old in pairs]])
-        _postings_add(cursor, news)
+        cursor.execute(*_with_postings("INSERT INTO retrieval_lexical (chunk_id, workspace_id, length, tsv) "
+                                       "SELECT m.new, %s, s.length, s.tsv "
+                                       "FROM unnest(%s::bigint[], %s::bigint[]) AS m(new, old) "
+                                       "JOIN retrieval_lexical AS s ON s.chunk_id = m.old",
+                                       [workspace_id, news, [old for _, old in pairs]]))
         cursor.execute("SELECT term, count(*) FROM retrieval_lexical_posting WHERE chunk_id = ANY(%s) "
                        "GROUP BY term", [news])
         delta = Counter(dict(cursor.fetchall()))
