@@ -85,7 +85,6 @@ def test_a_new_jurisdiction_moves_the_postings_to_its_lane(other_workspace):
 
 
 @on_postgres
-@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=f"no shared corpus at {CORPUS_DIR}")
 def test_impact_candidates_give_the_top_10_of_ranking_every_match():
     """Every ``retrieval_dev.jsonl`` question, through the postings and by ranking every
     match: the same top 10, scores included, unfiltered and in each lane."""
