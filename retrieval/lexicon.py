@@ -40,7 +40,7 @@ AS_WRITTEN_ONLY = frozenset(
     "|paid off|pay for|pay within|more time|each year|once a year|which court|heads up|heads-up"
     "|step down|take down|take out|go up|put in|hand over|be issued|after the fact|have in place"
     "|get out of|pull out of|on the hook|as large as|relative to|closed off|in writing|tip off"
-    "|demand for documents".split("|"))
+    "|demand for documents|look into".split("|"))
 # Negations are stopwords too, so a negated phrase of one content word has that word's
 # stem, which says its opposite: "without authorization" would be "author" (as in "Health
 # Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where
@@ -124,6 +124,7 @@ lot|parcel|tract|acre|acres|acreage|lot size|lot area
 density|units per acre|homes per acre|houses per acre|dwelling units per acre|residential density
 horse|horses|livestock|animal|animals|equine|poultry|cattle
 chicken|chickens|hen|hens|rooster|roosters|poultry|fowl
+look into|investigate|investigation|inquire into|inquiry into
 garage sale|yard sale|sale of personal items|rummage sale|estate sale|temporary use
 permit|license|licence|approval|permission|certificate
 writing|written|in writing|signature

@@ -707,3 +707,10 @@ def test_what_a_rule_makes_one_report_is_the_information_asked():
     assert sentence_relevance(analysis, lien).addressed == ()
     age = "A bank shall report the age of each applicant for a mortgage loan."
     assert sentence_relevance(analysis, age).addressed == (0,)
+
+
+def test_to_look_into_a_thing_is_to_investigate_it_only_where_the_question_says_so():
+    looks_into = question_analyse("How quickly must a bank look into an error a customer reports?")
+    assert ("investig",) in next(t for t in looks_into.facets[0].terms if t.key == "look").alternatives
+    looks_at = question_analyse("Did the inspector look at the fence?")
+    assert ("investig",) not in next(t for t in looks_at.facets[0].terms if t.key == "look").alternatives
