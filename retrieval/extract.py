@@ -308,6 +308,8 @@ class _HtmlText:
                 self.parts.append(closing)
 
     def text(self) -> str:
+        """The document's text as read so far: whitespace collapsed within lines, bare
+        heading markers dropped, at most one blank line between blocks."""
         text = _clean("".join(self.parts))
         lines = [_INLINE_WS_RE.sub(" ", line).strip() for line in text.split("\n")]
         # A heading marker whose element held no text leaves a bare "#": drop it.
