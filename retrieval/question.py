@@ -29,6 +29,7 @@ from lemminflect import getAllLemmas
 from ciq.text import DISTRICT_CODE_RE, STOPWORDS, content_terms, stem, tokenize
 from retrieval.lexicon import alternatives, has_phrase, longest_phrases, written, written_alternatives
 from retrieval.lexicon import phrases as lexicon_phrases
+from retrieval.measures import stated_measure
 
 
 class FactKind(StrEnum):
@@ -222,6 +223,11 @@ class Facet:
     # purchases", "is *that* legal", "a fee for *that* permit"): what it asks about is
     # named there (:data:`_ANAPHOR_RE`), so an answer must hold a term of the situation.
     refers_back: bool = False
+    # The dimension of a measure a yes/no clause or its situation states ("a $600
+    # rental", "a 115-square-foot shed": money, size, …; :mod:`retrieval.measures`): the
+    # rule's threshold in that dimension says which side of the line the case falls on,
+    # so an answering sentence states one.
+    measure: str = ""
 
 
 @dataclass(frozen=True)
@@ -325,7 +331,7 @@ class QuestionAnalysis:
             "question": self.question, "kind": self.kind, "years": list(self.years),
             "situation": self.situation, "places": [code for code, _ in self.places], "firm": self.firm,
             "facets": [{"text": f.text, "kind": f.kind, "focus": f.focus.key if f.focus else "",
-                        "unit": f.unit, "keys": [t.key for t in f.keys],
+                        "unit": f.unit, "measure": f.measure, "keys": [t.key for t in f.keys],
                         "action": f.action.key if f.action else "", "refers_back": f.refers_back,
                         "terms": [t.key if t.weight == 1.0 else f"({t.key})" for t in f.terms]}
                        for f in self.facets],
@@ -356,7 +362,9 @@ _UNIT_CUES: list[tuple[str, tuple[str, ...], re.Pattern]] = [
                                 r"|\bwhat (?:[a-z-]+ ){0,3}hours\b|\bwhat time\b(?! (?:limit|frame|period))",
                                 re.I)),
     # "How long is the confidentiality period?": a length of time, which "promptly" is not.
-    ("period", (FactKind.DEADLINE,), re.compile(r"\bhow long\b", re.I)),
+    # "How much heads-up does a bank owe?": an amount of notice is a length of time too.
+    ("period", (FactKind.DEADLINE,), re.compile(r"\bhow long\b|\bhow much (?:time|notice|heads[- ]up"
+                                                r"|advance notice|warning|lead time)\b", re.I)),
     # "Do I need a permit to build a shed?", "Does the county require a licence for …": the
     # permit is what is asked about, so an answer names one.
     ("permit", (FactKind.OBLIGATION, FactKind.PERMISSION),
@@ -907,8 +915,10 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
             action, terms = action_term(clause, terms)
         elif kind == FactKind.DEADLINE and (verb := deadline_verb(clause)):
             action, terms = action_term(clause, terms, verb)
+        measure = stated_measure(clause, situation) if kind not in _BOTH else ""
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
-                            key_terms(clause, terms), action, bool(situation and _ANAPHOR_RE.search(clause))))
+                            key_terms(clause, terms), action, bool(situation and _ANAPHOR_RE.search(clause)),
+                            measure))
     if not facets:
         facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
     situation_terms = topic_terms(situation)

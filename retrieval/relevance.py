@@ -68,6 +68,7 @@ from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
 from retrieval.jurisdiction import PRIVATE
+from retrieval.measures import measure_present
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 from retrieval.seasons import asked_months, in_season, season_fits
 
@@ -152,7 +153,9 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.PROCEDURE: re.compile(
         r"\b(?:shall|must|may) (?:have the right to |be entitled to )?(?:\w+ ){0,3}(?:file|submit|apply"
         r"|petition|request|notify|send|deliver|serve|present|obtain|give|provide|mail|appeal|record|post"
-        r"|issue|refer)\b|\b(?:an application|a petition"
+        # "the sheriff shall publish a notice of the sale …": making a thing public is a step
+        r"|issue|refer|publish|advertise|announce|hold|conduct|schedule|register|report)\b"
+        r"|\b(?:an application|a petition"
         r"|written notice|by arbitration|a hearing) (?:\w+ ){0,3}(?:shall|must|may|is|to)\b"
         r"|\b(?:provided that|only if|on condition that|so long as|as long as)\b"
         # "Information disclosed orally shall be considered Confidential Information if it is
@@ -455,6 +458,7 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         # of obligation or permission; a deadline or an amount still needs its value.
         named = facet.focus is not None and focus and facet.kind in _NAMING_KINDS
         slot = named or slot_present(facet.kind, text, facet.unit)
+        slot = slot and measure_present(facet.measure, text)  # a stated case needs the threshold
         coverage.append(c)
         slots.append(slot)
         # Context completes a sentence, never replaces it: the sentence itself must hold

@@ -714,3 +714,14 @@ def test_to_look_into_a_thing_is_to_investigate_it_only_where_the_question_says_
     assert ("investig",) in next(t for t in looks_into.facets[0].terms if t.key == "look").alternatives
     looks_at = question_analyse("Did the inspector look at the fence?")
     assert ("investig",) not in next(t for t in looks_at.facets[0].terms if t.key == "look").alternatives
+
+
+def test_publishing_a_notice_is_a_step_of_a_procedure():
+    # ORS 275.120 (state/us-or/ors_chapter_275.html), asked in other words than the statute's
+    analysis = question_analyse("How does the sheriff have to advertise a sale of county land?")
+    assert analysis.facets[0].kind == FactKind.PROCEDURE
+    notice = ("Upon receipt of a certified copy of the order referred to in ORS 275.110, the sheriff "
+              "shall publish a notice of the sale of such property in a newspaper of general circulation, "
+              "printed and published in the county, once each week for four consecutive weeks prior to the "
+              "day of sale.")
+    assert slot_present(FactKind.PROCEDURE, notice)

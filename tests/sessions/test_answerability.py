@@ -193,7 +193,7 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
 @pytest.mark.parametrize("question, kind, unit", [
     ("How soon must the servicer send the notice?", FactKind.DEADLINE, ""),
     ("How many business days does the bank have to reply?", FactKind.DEADLINE, "day"),
-    ("How much notice must a tenant give before moving out?", FactKind.DEADLINE, ""),
+    ("How much notice must a tenant give before moving out?", FactKind.DEADLINE, "period"),
     ("What fee does the county charge for a zoning change?", FactKind.AMOUNT, "money"),
     ("How tall may a fence be in a front yard?", FactKind.AMOUNT, "height"),
     ("What is the speed limit on county roads?", FactKind.AMOUNT, ""),

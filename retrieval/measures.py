@@ -1,0 +1,73 @@
+"""Measures a question states and the thresholds that answer it (DESIGN.md §1
+"answerability"; issue 9).
+
+"Does a $600 equipment rental agreement have to be in writing?", "Do I need a permit for a
+115-square-foot shed?", "She only helped originate four home loans. Does she have to
+register?": a yes/no question that states a measure of its case asks whether the case
+falls under a rule, and rules draw that line with a threshold in the same dimension
+("$1,000 or more", "120 square feet", "five or fewer loans"). A sentence that states the
+rule without its threshold ("a lease contract is not enforceable unless there is a
+writing") cannot say which side of the line the case is on, so it does not answer.
+
+:func:`stated_measure` reads the dimension of the first measure a question states (age,
+money, size, period, count, tried in that order: "a 16-year-old" is an age before it is
+a period, "$850 of electronics over two weeks" is about the money); :func:`measure_present`
+tells whether a sentence states a value of that dimension.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD_NUMBERS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+                 r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
+                 r"|seventy|eighty|ninety|hundred")
+# A number as written: digits, or a number word ("one" only before a unit, where it counts).
+_NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{_WORD_NUMBERS}|one)"
+_PAREN = r"(?:\s*\(\s*\d[\d,./]*\s*\))?"  # "thirty (30) days", "one-half (1/2) hour"
+_TIME_UNIT = r"(?:business |calendar |working |consecutive )?(?:days?|weeks?|months?|years?|hours?|minutes?)"
+_AGE = rf"\b{_NUMBER}[\s-]+years?[\s-]+(?:old|of age)\b|\b{_NUMBER}-year-olds?\b"
+_SIZE_UNIT = (r"(?:(?:square|sq\.?|linear)[\s-]+)?"
+              r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|stories|story)")
+
+# dimension → (what a question states, what a sentence must state)
+_DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "age": (re.compile(_AGE, re.I),
+            re.compile(rf"{_AGE}|\bage (?:of )?\d+|\b(?:under|over|below|above|at least) "
+                       r"(?:the age of )?\d+\b|\b(?:minors?|adults?|juveniles?)\b", re.I)),
+    "money": (re.compile(rf"\$\s?\d|\b{_NUMBER}\s+dollars?\b", re.I),
+              re.compile(rf"\$\s?\d|\b{_NUMBER}{_PAREN}\s+(?:dollars?|cents?)\b|\b\d[\d,.]*\s*(?:USD|EUR|GBP)\b",
+                         re.I)),
+    "size": (re.compile(rf"\b{_NUMBER}[\s-]+{_SIZE_UNIT}\b", re.I),
+             re.compile(rf"\b{_NUMBER}{_PAREN}[\s-]+{_SIZE_UNIT}\b|\d\s*(?:'|′|\")", re.I)),
+    "period": (re.compile(rf"\b{_NUMBER}[\s-]+{_TIME_UNIT}\b(?![\s-]+(?:old|of age))", re.I),
+               re.compile(rf"\b(?:{_NUMBER}|a|an|one-half|half(?: an?)?){_PAREN}[\s-]+"
+                          rf"(?:or (?:more|less|fewer) )?{_TIME_UNIT}\b", re.I)),
+    # A count of things: a number (not a year, not a section) before a plural noun. Number
+    # words are matched lowercase only: "Sun Seven Stars" is a name.
+    "count": (re.compile(rf"(?<![§.\d])\b(?:\d{{1,3}}(?:,\d{{3}})*|{_WORD_NUMBERS})\s+"
+                         r"(?:[a-z-]+\s+){0,2}[a-z]+s\b"),
+              re.compile(rf"(?<![§.\d(])\b(?:\d[\d,]*|{_WORD_NUMBERS})\b(?![.)\d/])[\s-]+[a-z(]", re.I)),
+}
+DIMENSIONS = tuple(_DIMENSIONS)
+
+# A question that asks whether: it opens with an auxiliary ("Does …", "Is that allowed …").
+_YES_NO_RE = re.compile(r"^\W*(?:do|does|did|is|are|was|were|can|could|may|must|will|would|should|shall"
+                        r"|has|have|am)\b", re.I)
+
+
+def stated_measure(clause: str, situation: str = "") -> str:
+    """The dimension ("age", "money", "size", "period", "count"; or "") of the first
+    measure stated in a yes/no ``clause`` or in the ``situation`` told before it: the
+    dimension a threshold that answers it is written in. A clause that does not ask
+    whether (a what/how/when question) states none: it names the value it asks for."""
+    if not _YES_NO_RE.match(clause):
+        return ""
+    text = f"{situation} {clause}"
+    return next((name for name, (stated, _) in _DIMENSIONS.items() if stated.search(text)), "")
+
+
+def measure_present(dimension: str, text: str) -> bool:
+    """Whether ``text`` states a value of ``dimension`` (one of :data:`DIMENSIONS`; ""
+    asks for none and is always present)."""
+    return not dimension or bool(_DIMENSIONS[dimension][1].search(text))
