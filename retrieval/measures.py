@@ -10,8 +10,9 @@ rule without its threshold ("a lease contract is not enforceable unless there is
 writing") cannot say which side of the line the case is on, so it does not answer.
 
 :func:`stated_measure` reads the dimension of the first measure a question states (age,
-money, size, period, count, tried in that order: "a 16-year-old" is an age before it is
-a period, "$850 of electronics over two weeks" is about the money); :func:`measure_present`
+money, height, size, period, count, tried in that order: "a 16-year-old" is an age before
+it is a period, "$850 of electronics over two weeks" is about the money, "about 24 feet to
+the peak" is a height); :func:`measure_present`
 tells whether a sentence states a value of that dimension.
 """
 
@@ -30,14 +31,29 @@ _AGE = rf"\b{_NUMBER}[\s-]+years?[\s-]+(?:old|of age)\b|\b{_NUMBER}-year-olds?\b
 _SIZE_UNIT = (r"(?:(?:square|sq\.?|linear)[\s-]+)?"
               r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|stories|story)")
 
+_LENGTH = (rf"\b{_NUMBER}{_PAREN}[\s-]+(?:linear )?(?:feet|foot|ft\.?|inches|inch|miles?|yards?|meters?"
+           r"|metres?|stories|storeys)\b|\d\s*(?:'|′|\")")
+# A height: a length beside a word that makes it one ("not exceed six feet in height", "35
+# feet above grade", "two stories"), not the 100 feet between a coop and a house.
+HEIGHT_RE = re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)|storeys?)\b)"
+                       rf".*?(?:{_LENGTH})", re.I | re.S)
+_HEIGHT_WORD = r"(?:tall|high|in height|to the (?:peak|top|ridge))"
+# Words that follow a number without being what it counts ("12 U.S.C. 5108 and …").
+_NOT_COUNTED = (r"(?:and|or|of|to|in|on|at|by|for|the|a|an|through|is|are|was|were|shall|may|must|will|be"
+                r"|from|with)\b")
+
 # dimension → (what a question states, what a sentence must state)
 _DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "age": (re.compile(_AGE, re.I),
             re.compile(rf"{_AGE}|\bage (?:of )?\d+|\b(?:under|over|below|above|at least) "
-                       r"(?:the age of )?\d+\b|\b(?:minors?|adults?|juveniles?)\b", re.I)),
+                       r"(?:the age of \d+|\d+ years)\b|\b(?:minors?|adults?|juveniles?)\b", re.I)),
     "money": (re.compile(rf"\$\s?\d|\b{_NUMBER}\s+dollars?\b", re.I),
               re.compile(rf"\$\s?\d|\b{_NUMBER}{_PAREN}\s+(?:dollars?|cents?)\b|\b\d[\d,.]*\s*(?:USD|EUR|GBP)\b",
                          re.I)),
+    "height": (re.compile(rf"\b{_NUMBER}[\s-]+(?:feet|foot|ft|stories|story)\b[^.?!]{{0,25}}?\b{_HEIGHT_WORD}"
+                          rf"|\b(?:tall|high|height)\b[^.?!]{{0,25}}?\b{_NUMBER}[\s-]+(?:feet|foot|ft)\b",
+                          re.I),
+               HEIGHT_RE),
     "size": (re.compile(rf"\b{_NUMBER}[\s-]+{_SIZE_UNIT}\b", re.I),
              re.compile(rf"\b{_NUMBER}{_PAREN}[\s-]+{_SIZE_UNIT}\b|\d\s*(?:'|′|\")", re.I)),
     "period": (re.compile(rf"\b{_NUMBER}[\s-]+{_TIME_UNIT}\b(?![\s-]+(?:old|of age))", re.I),
@@ -47,7 +63,10 @@ _DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     # words are matched lowercase only: "Sun Seven Stars" is a name.
     "count": (re.compile(rf"(?<![§.\d])\b(?:\d{{1,3}}(?:,\d{{3}})*|{_WORD_NUMBERS})\s+"
                          r"(?:[a-z-]+\s+){0,2}[a-z]+s\b"),
-              re.compile(rf"(?<![§.\d(])\b(?:\d[\d,]*|{_WORD_NUMBERS})\b(?![.)\d/])[\s-]+[a-z(]", re.I)),
+              # A number before a lowercase word it counts ("5 or fewer residential mortgage loans",
+              # not "12 CFR", "(c)(2)", "U.S.C. 5108 and").
+              re.compile(rf"(?<![§.\d(])\b(?:\d[\d,]*|(?i:{_WORD_NUMBERS}))\b(?![.)\d/]){_PAREN}"
+                         rf"(?:\s+or (?:more|fewer|less))?[\s-]+(?!{_NOT_COUNTED})[a-z]")),
 }
 DIMENSIONS = tuple(_DIMENSIONS)
 
@@ -57,7 +76,7 @@ _YES_NO_RE = re.compile(r"^\W*(?:do|does|did|is|are|was|were|can|could|may|must|
 
 
 def stated_measure(clause: str, situation: str = "") -> str:
-    """The dimension ("age", "money", "size", "period", "count"; or "") of the first
+    """The dimension ("age", "money", "height", "size", "period", "count"; or "") of the first
     measure stated in a yes/no ``clause`` or in the ``situation`` told before it: the
     dimension a threshold that answers it is written in. A clause that does not ask
     whether (a what/how/when question) states none: it names the value it asks for."""
@@ -69,5 +88,11 @@ def stated_measure(clause: str, situation: str = "") -> str:
 
 def measure_present(dimension: str, text: str) -> bool:
     """Whether ``text`` states a value of ``dimension`` (one of :data:`DIMENSIONS`; ""
-    asks for none and is always present)."""
-    return not dimension or bool(_DIMENSIONS[dimension][1].search(text))
+    asks for none and is always present). A count stated in the question ("two beehives",
+    "four home loans") is answered by a count or by any other measure: the rule may draw
+    its line elsewhere ("50 feet from property lines")."""
+    if not dimension:
+        return True
+    if dimension == "count":
+        return any(present.search(text) for _, present in _DIMENSIONS.values())
+    return bool(_DIMENSIONS[dimension][1].search(text))

@@ -739,10 +739,14 @@ def _act(clause: str, verb: str, written: str = "") -> str:
     not know ("call off an international money transfer": requiring "call" would demand
     a word the rule on cancelling does not hold). ``written``: the verb as the clause
     writes it ("calling"), when not its base form."""
-    if not verb or verb in LIGHT_VERBS or not _base_verb(verb):
+    if not verb or not _base_verb(verb):
         return ""
     after = re.search(rf"\b{re.escape(written or verb)}\s+([a-z]+)", clause, re.I)
     particle = after.group(1).lower() if after else ""
+    if verb in LIGHT_VERBS:
+        # "look into an error" (investigate), "take down a sign" (remove): a light verb
+        # whose phrase the lexicon knows names the act; alone it says too little.
+        return verb if particle and has_phrase(f"{verb} {particle}") else ""
     if particle in PHRASAL_PARTICLES and not has_phrase(f"{verb} {particle}"):
         return ""
     return verb

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
 from retrieval.jurisdiction import PRIVATE
-from retrieval.measures import measure_present
+from retrieval.measures import HEIGHT_RE, measure_present
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 from retrieval.seasons import asked_months, in_season, season_fits
 
@@ -141,7 +141,10 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of)\b"
         # "No fence shall be …", "The county does not accept …", "is not complete until …":
         # a prohibition of the thing, an authority's refusal, a condition.
-        r"|\bno (?:[\w-]+ ){1,6}?shall\b|\b(?:does|do|will|shall) not (?:accept|allow|consider|entertain)\b"
+        # (the thing may take a dozen words: "No kennel or outdoor boarding facility for more
+        # than 3 dogs or 6 cats shall be located within 300 feet …")
+        r"|\bno (?:[\w-]+,? ){1,14}?shall\b"
+        r"|\b(?:does|do|will|shall) not (?:accept|allow|consider|entertain)\b"
         r"|\bnot (?:be )?accepted\b|\b(?:is|are|be) not (?:\w+ ){1,2}?until\b",
         re.I),
     FactKind.OBLIGATION: re.compile(
@@ -166,8 +169,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 
 _LENGTH_UNITS = r"(?:feet|foot|ft\.?|inches|inch|miles?|yards?|meters?|metres?|stories|storeys)"
 _FEET_INCHES = r"|\d\s*(?:'|′|\")"
-# A length ("6 feet", "two stories", 5'), and a size: a length or an area ("1,000 square feet", "9 acres").
-_LENGTH = rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:linear )?{_LENGTH_UNITS}\b{_FEET_INCHES}"
+# A size: a length ("6 feet", "two stories", 5') or an area ("1,000 square feet", "9 acres").
 _SIZE = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:(?:square |sq\.? ?|linear )?{_LENGTH_UNITS}|acres?)\b"
          rf"{_FEET_INCHES}")
 
@@ -185,8 +187,7 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
     # feet above grade", "elevated to at least 1 foot above the base flood elevation", "two
     # stories"), not the 75 feet between warning signs; a length, for an area is no height
     # ("1-story: 1,000 square feet" is a floor area).
-    "height": re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)"
-                         rf"|storeys?)\b).*?(?:{_LENGTH})", re.I | re.S),
+    "height": HEIGHT_RE,
     "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
                           r"|\b\d+/\d+\b", re.I),
     **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",

@@ -126,6 +126,17 @@ _TIME_HEADS = ("deadline", "period", "term", "duration")
 _ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+", re.I)
 _WH_RE = re.compile(r"^(?:when|how|whether|who|what|where|which|why)\b", re.I)
 _PRONOUN_RE = re.compile(r"\b(?:they|it|them|these|those|such)\b", re.I)
+# A verb's -ing form before its object's determiner ("selling its land", "renting a home"):
+# the title is a clause, not a noun phrase ("building permits" is one).
+_GERUND_OBJECT_RE = re.compile(r"\b[a-z]{3,}ing\s+(?:its|their|the|a|an|his|her|our|your|my|this|that)\b",
+                               re.I)
+# An embedded question ("how quickly a bank must look into an error", "whether a
+# subdivision may put a gate on its street"): asked directly, its auxiliary goes before
+# its subject, as the question analysis reads the act it asks about.
+_EMBEDDED_RE = re.compile(
+    r"^(?P<wh>how(?: (?:long|quickly|soon|fast|much|many|often|far|big|tall|high|late|early))?|what|which"
+    r"|who|where|whether)\s+(?P<subject>(?:(?!(?:must|shall|may|can|should|will|does|do|is|are)\b)\S+\s+){1,8}?)"
+    r"(?P<aux>must|shall|may|can|should|will|does|do|is|are)\s+(?P<rest>.+)$", re.I)
 
 _INSTRUMENT = r"(permit|licen[cs]e|registration|certificate|notice|notification|application|filing|bond)"
 # A requirement names the instrument as what must be obtained, filed or given (not merely
@@ -225,6 +236,13 @@ def issue_question(title: str) -> str:
     when = re.match(r"when\s+(.+)$", title, re.I)
     if when:
         return f"How long until {when.group(1)}?"
+    embedded = _EMBEDDED_RE.match(title)
+    if embedded:
+        wh, subject, aux, rest = embedded.group("wh", "subject", "aux", "rest")
+        asked = f"{aux} {subject.strip()} {rest}"
+        if wh.lower() != "whether":
+            asked = f"{wh} {asked}"
+        return asked[:1].upper() + asked[1:] + "?"
     if _WH_RE.match(title):
         return title[:1].upper() + title[1:] + "?"
     words = title.split()
@@ -246,6 +264,19 @@ def issue_question(title: str) -> str:
     return f"What do the documents provide on {title}?"
 
 
+def issue_head(title: str, terms: Sequence[Term]) -> Term | None:
+    """The term of ``title``'s head noun among ``terms`` ("penalti" of "tree removal
+    penalties for Rivergrove"), or None. A clause ("how quickly a bank must look into an
+    error", "a county selling its land on installment terms") has no head noun: its last
+    noun is an object, not what the issue is about."""
+    if _WH_RE.match(title) or _GERUND_OBJECT_RE.search(title):
+        return None
+    tail = _TAIL_RE.search(title)
+    head_words = (title[:tail.start()] if tail else title).split()
+    head_stem = stem(_singular(head_words[-1]).lower()) if head_words else ""
+    return next((t for t in terms if head_stem in t.stems), None)
+
+
 def memo_issues(request: WriteRequest) -> tuple[list[Issue], QuestionAnalysis]:
     """The memo's issues and one analysis with a facet per issue (in issue order), carrying
     the request's places and years. Each facet keeps only the terms of the request's own
@@ -263,12 +294,11 @@ def memo_issues(request: WriteRequest) -> tuple[list[Issue], QuestionAnalysis]:
             facet = Facet(title, facet.kind, base.topic, None, facet.unit)
         else:
             focus = facet.focus if facet.focus and facet.focus.key in topic else None
+            action = facet.action if facet.action and facet.action.key in topic else None
             facet = Facet(title, facet.kind, terms, focus, facet.unit,
-                          tuple(t for t in facet.keys if t.key in topic))
+                          tuple(t for t in facet.keys if t.key in topic), action, measure=facet.measure)
         tail = _TAIL_RE.search(title)
-        head_words = (title[:tail.start()] if tail else title).split()
-        head_stem = stem(_singular(head_words[-1]).lower()) if head_words else ""
-        head = next((t for t in facet.terms if head_stem in t.stems), None)
+        head = issue_head(title, facet.terms)
         thing = stem(_singular(title.split()[-1]).lower()) if tail and tail.group(1).startswith("of ") else ""
         issues.append(Issue(title[:1].upper() + title[1:], question, facet, head, thing))
     analysis = replace(base, facets=tuple(i.facet for i in issues),
@@ -531,10 +561,30 @@ def compose_memo(request: WriteRequest, *, author: str = "", today: dt.date | No
 def _lead_key(c: Candidate, i: int, issue: Issue, idf: dict[str, float]) -> tuple:
     """Order of the sentences that address issue ``i``: one that states the asked value
     outright (:func:`_states_value`), then one itself about the issue (:func:`_about`),
-    then one whose subject is the thing measured (:func:`_subject_is`), then
+    then one whose modal governs the asked act (:func:`_does`), then one whose subject is
+    the thing measured (:func:`_subject_is`), then
     ``sessions.writer._facet_key`` (coverage, retrieval score, newer document)."""
-    return (_states_value(issue.facet.kind, c.text), _about(c, issue, idf), _subject_is(c.text, issue.thing),
-            *_facet_key(c, i))
+    return (_states_value(issue.facet.kind, c.text), _about(c, issue, idf), _does(c.text, issue.facet.action),
+            _subject_is(c.text, issue.thing), *_facet_key(c, i))
+
+
+
+# A modal and the verb it governs, an adverb or "not" between ("shall investigate promptly").
+_MODAL_VERB_RE = re.compile(r"\b(?:shall|must|will|may)\s+(?:not\s+)?(?:\w+ly\s+)?(\w+)(?:\s+(\w+))?", re.I)
+
+
+def _does(text: str, action: Term | None) -> bool:
+    """Whether a modal of ``text`` governs the issue's act (any phrasing of it): "A
+    financial institution shall investigate promptly …" states the duty to investigate;
+    "an institution complies … if it investigates any notice received within 120 days"
+    states another rule, whose period is not the one asked."""
+    if action is None:
+        return False
+    for m in _MODAL_VERB_RE.finditer(text):
+        said = tuple(stem(w.lower()) for w in m.groups() if w)
+        if any(said[:len(alt)] == alt for alt in action.alternatives):
+            return True
+    return False
 
 
 # Where a sentence's subject ends: its verb or the first preposition after its head.

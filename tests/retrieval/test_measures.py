@@ -25,6 +25,7 @@ LEASE_NO_THRESHOLD = (
     ("Our client leases a floor polisher for $750 over the whole term. Is the lease enforceable "
      "without anything signed?", "money"),
     ("My client's dock sticks out 25 feet into the river in Rivergrove. Can he keep it?", "size"),
+    ("Our client's new garage will be about 22 feet to the peak. Is that too tall in Rivergrove?", "height"),
     ("A loan officer at our bank closed three mortgages this year. Does he need to register?", "count"),
     ("The tenant has been gone for 45 days. May the landlord treat the unit as abandoned?", "period"),
     ("Can a 15-year-old work at the county fair?", "age"),
@@ -52,10 +53,20 @@ def test_the_threshold_answers_and_the_rule_without_it_does_not():
     ("count", "the employee acted as a mortgage loan originator for 5 or fewer residential mortgage loans",
      True),
     ("count", "paragraph (c)(2)(i) of this section", False),
+    # a section of a title counts nothing; a count in the question is answered by any measure
+    # ("unlawful to keep bees … except … 50 feet from property lines")
+    ("count", "as defined in Regulation G, 12 CFR 1007.102, or Regulation H", False),
+    ("count", "a system established by the Bureau under 12 U.S.C. 5108 and in accordance with subpart C",
+     False),
+    ("count", "these requirements must be met within 60 days from the effective date", True),
+    ("count", "Five (5) or more persons not related by blood", True),
     # Rivergrove Resolution 2-2001, copies of public records
     ("period", "If the request entails less than one-half (1/2) hour of staff time", True),
     ("period", "the request shall be processed promptly", False),
     ("size", "small accessory buildings not over 120 square feet or a height of 10 feet", True),
+    # Rivergrove Ord. 54-89C § 5.090 and § 2.040: a height, not a distance
+    ("height", "No new accessory structures may exceed 20 feet in height.", True),
+    ("height", "no poultry or livestock … shall be housed within 100 feet of any residence", False),
     ("money", "a fine not to exceed $5,000.00 per tree", True),
     ("money", "a fine as set by resolution of the council", False),
     ("age", "any person under 18 years of age", True),

@@ -644,6 +644,10 @@ def test_a_sentence_without_the_asked_thing_does_not_say_how_much_it_is():
 @pytest.mark.parametrize("question, sentence", [
     # a prohibition whose subject is the thing: "No fence shall …", not only "No person shall"
     ("Can a fence be made of barbed wire?", "No fence shall be constructed of barbed wire."),
+    # … however long the thing's description (Ray County Zoning Regulations, kennels)
+    ("Can a kennel for a dozen dogs be located right next to a residential district?",
+     "No kennel or outdoor boarding facility for more than 3 dogs or 6 cats shall be located within "
+     "300 feet of any residential zoning district."),
     # an authority that will not accept or consider a thing says it cannot be done
     ("Can I file my permit application with the county by email?",
      "The county does not accept permit applications filed by email."),

@@ -9,12 +9,15 @@ import pytest
 from ciq.services import workspace_get_or_create
 from retrieval.index import index_get, query_terms
 from retrieval.plan import question_plan
+from retrieval.question import question_analyse
 from retrieval.search import Budget, chunks_retrieve
 from retrieval.services import documents_ingest
 from sessions.memo import (
+    _does,
     _subject_is,
     compose_memo,
     document_date,
+    issue_head,
     issue_question,
     issue_titles,
     memo_sources_refreshed,
@@ -251,3 +254,38 @@ def test_the_size_of_a_thing_is_stated_by_a_sentence_whose_subject_it_is(demo_wo
     assert turn.status == RunStatus.COMPLETED, turn.error
     assert sections(turn.answer_markdown)["Short Answer"].startswith(
         "Mobile home parks shall contain a minimum gross area of 15 acres")
+
+
+def test_an_issue_asked_as_a_clause_is_asked_directly():
+    assert issue_question("how quickly a bank must look into an electronic transfer error") == (
+        "How quickly must a bank look into an electronic transfer error?")
+    assert issue_question("whether a new subdivision in Rivergrove may put a gate on its street") == (
+        "May a new subdivision in Rivergrove put a gate on its street?")
+    assert issue_question("how big a private dock can be") == "How big can a private dock be?"
+    assert issue_question("what a permit costs") == "What a permit costs?"  # no auxiliary: as written
+
+
+def test_the_sentence_whose_modal_governs_the_asked_act_states_the_duty():
+    # 12 CFR 1005.11(c)(1) and (c)(4) (Regulation E, ciq_legal_v1)
+    act = question_analyse("How quickly must a bank look into a reported transfer error?").facets[0].action
+    assert act is not None and ("investig",) in act.alternatives
+    duty = ("A financial institution shall investigate promptly and, except as otherwise provided in this "
+            "paragraph (c), shall determine whether an error occurred within 10 business days of receiving a "
+            "notice of error.")
+    other = ("In lieu of following the procedures in paragraph (c)(4)(i) of this section, a financial "
+             "institution complies with the requirements for resolving errors in § 1005.11 if it "
+             "investigates any oral or written notice of an error from the consumer that is received by the "
+             "institution within 120 days after the transfer allegedly in error was credited or debited to "
+             "the consumer's account.")
+    assert _does(duty, act) and not _does(other, act)
+
+
+def test_a_title_that_is_a_clause_has_no_head_noun():
+    def head(title):
+        term = issue_head(title, question_analyse(issue_question(title)).facets[0].terms)
+        return term and term.key
+
+    assert head("tree removal penalties") == "penalti"
+    # the last noun of a clause is an object: "installment terms", not "land", are the point
+    assert head("Oregon county selling its land on installment terms") is None
+    assert head("how quickly a bank must look into an electronic transfer error") is None
