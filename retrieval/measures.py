@@ -38,6 +38,7 @@ _LENGTH = (rf"\b{_NUMBER}{_PAREN}[\s-]+(?:linear )?(?:feet|foot|ft\.?|inches|inc
 HEIGHT_RE = re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)|storeys?)\b)"
                        rf".*?(?:{_LENGTH})", re.I | re.S)
 _HEIGHT_WORD = r"(?:tall|high|in height|to the (?:peak|top|ridge))"
+_UPRIGHT = r"(?:fences?|walls?|hedges?|towers?|poles?|flagpoles?|antennas?|masts?)\b"
 # Words that follow a number without being what it counts ("12 U.S.C. 5108 and …").
 _NOT_COUNTED = (r"(?:and|or|of|to|in|on|at|by|for|the|a|an|through|is|are|was|were|shall|may|must|will|be"
                 r"|from|with)\b")
@@ -50,7 +51,10 @@ _DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "money": (re.compile(rf"\$\s?\d|\b{_NUMBER}\s+dollars?\b", re.I),
               re.compile(rf"\$\s?\d|\b{_NUMBER}{_PAREN}\s+(?:dollars?|cents?)\b|\b\d[\d,.]*\s*(?:USD|EUR|GBP)\b",
                          re.I)),
+    # "about 24 feet to the peak", "how tall … 30 feet", and the length of a thing that
+    # stands up ("a 6-foot fence", "a 60-foot tower"), which is its height
     "height": (re.compile(rf"\b{_NUMBER}[\s-]+(?:feet|foot|ft|stories|story)\b[^.?!]{{0,25}}?\b{_HEIGHT_WORD}"
+                          rf"|\b{_NUMBER}[\s-]+(?:feet|foot|ft)[\s-]+(?:[a-z]+[\s-]+)?{_UPRIGHT}"
                           rf"|\b(?:tall|high|height)\b[^.?!]{{0,25}}?\b{_NUMBER}[\s-]+(?:feet|foot|ft)\b",
                           re.I),
                HEIGHT_RE),

@@ -26,6 +26,8 @@ LEASE_NO_THRESHOLD = (
      "without anything signed?", "money"),
     ("My client's dock sticks out 25 feet into the river in Rivergrove. Can he keep it?", "size"),
     ("Our client's new garage will be about 22 feet to the peak. Is that too tall in Rivergrove?", "height"),
+    ("Is a 6-foot fence allowed along a front yard in Rivergrove?", "height"),
+    ("Can we put up a 60-foot cell tower on a farm in Ray County?", "height"),
     ("A loan officer at our bank closed three mortgages this year. Does he need to register?", "count"),
     ("The tenant has been gone for 45 days. May the landlord treat the unit as abandoned?", "period"),
     ("Can a 15-year-old work at the county fair?", "age"),
