@@ -67,7 +67,8 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
     """The deontic stance of a token sequence: "restrict" (only / except), "prohibit",
     "neg", "oblige", "permit" or "assert". Compared between claim and evidence to find
     modality and negation clashes ("must" vs "may", "may not" vs "may")."""
-    toks = set(outside_phrases(tokens))
+    kept = outside_phrases(tokens)
+    toks = set(kept) - PROHIBITION | prohibitions(kept)
     neg = bool(toks & NEGATION) or bool(toks & PROHIBITION)
     oblige = bool(toks & OBLIGATION)
     permit = bool(toks & PERMISSION)
@@ -84,6 +85,31 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
     if permit:
         return "permit"
     return "assert"
+
+
+_BE = frozenset("be is are was were been being".split())
+# After a prohibition participle, words that make it a predicate ("prohibited from").
+_PREDICATE_AFTER = frozenset("from to by under in unless except".split())
+
+
+def prohibitions(tokens: Sequence[str]) -> set[str]:
+    """The prohibition words of ``tokens`` that prohibit: verbs ("refrain", "prohibits")
+    and participles used as predicates, after a form of "be" ("is prohibited", "are
+    hereby forbidden") or before their complement ("barred from", "restricted to"). A
+    participle before its noun is an adjective that describes it ("restricted use
+    obligations", "any prohibited assignment … shall be void"): it prohibits nothing
+    (participial adjectives: Quirk et al., *A Comprehensive Grammar of the English
+    Language*, 1985, §7.15; Garner's Modern English Usage, "participles")."""
+    found = set()
+    for i, tok in enumerate(tokens):
+        if tok not in PROHIBITION:
+            continue
+        participle = tok.endswith(("ed", "en"))
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if (not participle or set(tokens[max(0, i - 2) : i]) & _BE or after is None
+                or after in _PREDICATE_AFTER):
+            found.add(tok)
+    return found
 
 
 EXCEPTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in EXCEPTION) + r")\b")

@@ -6,6 +6,7 @@ words said in other words."""
 import pytest
 
 from tests.conftest import minilm
+from verification.claim_info import stance_of
 from verification.clash import party_clash, sentence_clash
 from verification.evidence import token_term
 from verification.judge import EvidenceChunk, RuleJudge
@@ -437,3 +438,17 @@ def test_a_verbatim_quote_holding_a_phrase_is_supported_word_for_word(monkeypatc
     judgement = _verify(rule, f"E. Violation. {rule} Completing a Complaint form is required.")
     assert judgement.verdict == Verdict.SUPPORTED
     assert set(judgement.word_scores) == {1.0}  # "order" of "in order to" too
+
+
+# A CUAD maintenance agreement (TriZetto), § (c): a participle before its noun describes it.
+ASSIGNMENT = ("(c) The Customer shall not assign or transfer its rights or obligations under this "
+              "Agreement except with MMMW's prior written consent; any prohibited assignment or "
+              "transfer shall be void.")
+
+
+def test_a_participle_before_its_noun_prohibits_nothing(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert stance_of("any prohibited assignment or transfer shall be void".split(), False) == "oblige"
+    assert stance_of("the receiving party is prohibited from disclosing".split(), False) == "prohibit"
+    assert stance_of("such persons are barred from bidding".split(), False) == "prohibit"
+    assert _verify("Any such assignment or transfer shall be void.", ASSIGNMENT).verdict == Verdict.SUPPORTED
