@@ -112,6 +112,16 @@ def prohibitions(tokens: Sequence[str]) -> set[str]:
     return found
 
 
+def _defined_role(raw: Sequence[str], i: int) -> bool:
+    """Whether token ``i`` of the claim's tokens ``raw`` belongs to a capitalised role name
+    of a contract ("Receiving Party", "Disclosing Party", "the Parties"): a label each
+    contract defines in its own words ("Recipient", "Investor"; Adams, *A Manual of Style
+    for Contract Drafting*, ch. 6, defined terms for the parties)."""
+    word = raw[i]
+    nxt = raw[i + 1] if i + 1 < len(raw) else ""
+    return word[:1].isupper() and (word in ("Party", "Parties") or nxt in ("Party", "Parties"))
+
+
 EXCEPTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in EXCEPTION) + r")\b")
 
 
@@ -164,13 +174,15 @@ def claim_info(text: str, words: tuple[tuple[str, float], ...]) -> ClaimInfo:
             labels.append(raw[i])
             first_pos.append(i)
             # The subject (before the modal) is often a defined term the source names
-            # differently ("Recipient"); vague words and parenthetical examples say little.
+            # differently ("Recipient"), as is a contract's role name wherever it stands
+            # ("returned by the Receiving Party"); vague words and parenthetical examples
+            # say little.
             factor = 1.0
             if toks[i] in LIGHT_WORDS:
                 factor = 0.3
             elif in_parens[i]:
                 factor = 0.4
-            elif modal_at is not None and i < modal_at:
+            elif (modal_at is not None and i < modal_at) or _defined_role(raw, i):
                 factor = 0.35
             prior.append(factor)
         prev_content = i

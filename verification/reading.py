@@ -26,6 +26,10 @@ ROLE_WORDS = frozenset(
     officer institution party parties disclosing receiving recipient indemnifying
     indemnified individual user provider""".split()
 )
+# The two names non-disclosure agreements give each of their roles: one party whichever
+# the contract uses (ContractNLI's hypotheses, Koreeda & Manning 2021, say "Receiving
+# Party" for the contract's "Recipient").
+ROLE_NAMES = (("receiving party", "recipient"), ("disclosing party", "discloser"))
 _NEG_RE = re.compile(
     r"\b(?:not|no|never|none|nothing|neither|nor|cannot|without|n't|exclude|excludes|"
     r"excluded|unless)\b|n't\b", re.IGNORECASE)
@@ -163,7 +167,10 @@ def mentions(text: str) -> tuple[Mention, ...]:
     def flush() -> None:
         while run and run[-1][0] in _JOIN_WORDS:
             run.pop()
-        found = frozenset(t for t in (token_term(tok) for tok, _, _ in run) if t)
+        words = " ".join(tok for tok, _, _ in run)
+        for role, name in ROLE_NAMES:
+            words = words.replace(role, name)
+        found = frozenset(t for t in (token_term(tok) for tok in words.split()) if t)
         if found and not run[-1][0].endswith(("'s", "’s")):
             out.append(Mention(text[run[0][1]:run[-1][2]], found, run[0][1], run[-1][2]))
         run.clear()

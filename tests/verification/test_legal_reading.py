@@ -452,3 +452,24 @@ def test_a_participle_before_its_noun_prohibits_nothing(monkeypatch):
     assert stance_of("the receiving party is prohibited from disclosing".split(), False) == "prohibit"
     assert stance_of("such persons are barred from bidding".split(), False) == "prohibit"
     assert _verify("Any such assignment or transfer shall be void.", ASSIGNMENT).verdict == Verdict.SUPPORTED
+
+
+# A CUAD development agreement (Magenta Therapeutics): the recipient by the contract's name.
+RETURN_ON_REQUEST = ("Upon request by the Disclosing Party, Recipient shall promptly return to the "
+                     "Disclosing Party the originals and all copies of any Confidential Information "
+                     "then in the Recipient's possession or under the Recipient's control.")
+
+
+def test_the_receiving_party_is_the_contracts_recipient(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    claim = ("When the Disclosing Party asks, the Receiving Party must promptly give back all "
+             "copies of the Confidential Information it holds.")
+    assert party_clash(claim, RETURN_ON_REQUEST) == ""
+    assert _verify(claim, RETURN_ON_REQUEST).verdict == Verdict.SUPPORTED
+    # After the verb too, the role's name weighs like a subject's: the contract may not use it.
+    passive = ("Upon request, all copies of Confidential Information shall be returned promptly "
+               "by the Receiving Party to the Disclosing Party.")
+    assert _verify(passive, RETURN_ON_REQUEST).verdict == Verdict.SUPPORTED
+    swapped = ("The Disclosing Party shall promptly return to the Receiving Party all copies of "
+               "Confidential Information upon request.")
+    assert _verify(swapped, RETURN_ON_REQUEST).verdict == Verdict.CONTRADICTED
