@@ -122,6 +122,8 @@ def _defined_role(raw: Sequence[str], i: int) -> bool:
     return word[:1].isupper() and (word in ("Party", "Parties") or nxt in ("Party", "Parties"))
 
 
+# The end of an item of "A, B or C": at most one more word, then a comma or the "or".
+_LIST_ITEM_END_RE = re.compile(r"(?:\s+[\w'’-]+)?\s*(?:,|\bor\b|\band/or\b)")
 EXCEPTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in EXCEPTION) + r")\b")
 
 
@@ -156,9 +158,11 @@ def claim_info(text: str, words: tuple[tuple[str, float], ...]) -> ClaimInfo:
             continue
         between = toks[prev_content + 1 : i] if prev_content is not None else None
         joined = between in (["or"], ["and", "or"]) or (
-            # "A, B or C": a comma now, an "or" to come.
+            # "A, B or C": a comma now, and the item (a word or two) ends at a comma or the
+            # "or"; "two years, counted from … made or put out" lists nothing.
             between == []
             and "," in text[matches[prev_content].end() : matches[i].start()]
+            and _LIST_ITEM_END_RE.match(text, matches[i].end()) is not None
             and re.search(r"\bor\b", text[matches[i].end() : matches[i].end() + 40]) is not None
         )
         if term in slot_of:

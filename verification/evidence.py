@@ -30,13 +30,16 @@ from verification.lexicon import (
 
 @dataclass(frozen=True)
 class Quantity:
-    """A number with its unit: ``value`` as float, ``unit`` in day/week/month/year/hour/
-    minute/usd/pct/year_date/times (a multiple: "two or more times the minimum lot size")
-    or "" for a bare number; ``text`` as written."""
+    """A number with its unit: ``value`` as float, ``unit`` in day/month/minute/usd/pct/
+    year_date/times (a multiple: "two or more times the minimum lot size") or "" for a
+    bare number; ``text`` as written. Periods are in the smallest unit that states them
+    exactly (:data:`IN_SMALLER`): "two years" is 24 months, "2 weeks" 14 days; ``per`` is
+    the factor applied (12 for "two years", else 1), so ``value / per`` is the number written."""
 
     value: float
     unit: str
     text: str
+    per: float = 1.0
 
 
 _UNIT = {
@@ -45,6 +48,9 @@ _UNIT = {
     "minute": "minute", "minutes": "minute", "%": "pct", "percent": "pct", "per cent": "pct",
     "times": "times",
 }
+# A period in a larger unit, in the smaller one that divides it exactly (a month is no
+# fixed number of days, so days and months stay apart): larger unit -> (smaller, factor).
+IN_SMALLER = {"year": ("month", 12.0), "week": ("day", 7.0), "hour": ("minute", 60.0)}
 _NUMWORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 QUANTITY_RE = re.compile(
     r"(?P<usd>\$\s?)?"
@@ -99,14 +105,31 @@ def quantities(text: str) -> tuple[Quantity, ...]:
             unit = "year_date"
         if m.group("mult"):
             value *= _MULT[m.group("mult").lower()]
+        per = 1.0
+        if unit in IN_SMALLER:
+            unit, per = IN_SMALLER[unit]
         # "one" as a pronoun ("one of the parties") is not a quantity.
         if not unit and not m.group("num")[0].isdigit():
             continue
-        found.append(Quantity(value, unit, m.group().strip()))
+        found.append(Quantity(value * per, unit, m.group().strip(), per))
     return tuple(found)
 
 
 _ZERO_CENTS_RE = re.compile(r"\.0+$")
+
+
+def period_terms(found: Sequence[Quantity]) -> frozenset[str]:
+    """The number and unit terms of each period of ``found`` in every unit that states it
+    in whole numbers: "24 months" also reads "2" "year", "14 days" "2" "week", so a claim
+    that says "two years" finds its words (unit conversion, not a synonym: "24 months" is
+    not "two months")."""
+    out: set[str] = set()
+    for q in found:
+        for larger, (smaller, factor) in IN_SMALLER.items():
+            whole = q.value / factor
+            if q.unit == smaller and whole == int(whole) and whole > 0:
+                out |= {str(int(whole)), larger, str(int(q.value)), smaller}
+    return frozenset(t for t in (token_term(w) for w in out) if t)
 
 
 def token_term(token: str) -> str | None:
@@ -307,10 +330,11 @@ class Sentence:
     quantities: tuple[Quantity, ...]
     clause: list[int]                       # clause id per token (split at ; and :)
     inherited: frozenset[str] = frozenset() # terms of the list lead-in ("… does not include:")
+    periods: frozenset[str] = frozenset()   # its periods in other units (period_terms)
 
     @property
     def all_terms(self) -> set[str]:
-        return {t for t in self.terms if t} | self.inherited
+        return {t for t in self.terms if t} | self.inherited | self.periods
 
 
 @dataclass
@@ -346,9 +370,10 @@ def prepare_chunk(text: str) -> PreparedChunk:
         body = text[s:e]
         toks = token_offsets(body)
         terms = tokens_terms([t for t, _ in toks])
+        found = quantities(body)
         sentences.append(
             Sentence(s, e, toks, terms, [body[off].isupper() for _, off in toks],
-                      quantities(body), _clause_ids(body, toks), lead)
+                      found, _clause_ids(body, toks), lead, period_terms(found))
         )
         tail = body.rstrip()[-1:]
         if tail == ":":

@@ -294,7 +294,7 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("get in touch with", "contact"), ("get in touch", "contact"), ("reach out to", "contact"),
     ("right away", "immediately"), ("at once", "immediately"), ("straight away", "immediately"),
     ("as soon as possible", "promptly"), ("in a timely manner", "timely"), ("on time", "timely"),
-    ("put off", "defer"), ("hand in", "submit"), ("turn in", "submit"),
+    ("put off", "defer"), ("put out", "disseminate"), ("hand in", "submit"), ("turn in", "submit"),
     ("hand over", "deliver"), ("turn over", "deliver"),
     ("look at", "examine"), ("look over", "examine"), ("look through", "examine"),
     ("look into", "investigate"),

@@ -6,9 +6,9 @@ words said in other words."""
 import pytest
 
 from tests.conftest import minilm
-from verification.claim_info import stance_of
+from verification.claim_info import claim_info, stance_of
 from verification.clash import party_clash, sentence_clash
-from verification.evidence import token_term
+from verification.evidence import quantities, token_term
 from verification.judge import EvidenceChunk, RuleJudge
 from verification.models import Verdict
 from verification.reading import modals, negative, terms
@@ -473,3 +473,31 @@ def test_the_receiving_party_is_the_contracts_recipient(monkeypatch):
     swapped = ("The Disclosing Party shall promptly return to the Receiving Party all copies of "
                "Confidential Information upon request.")
     assert _verify(swapped, RETURN_ON_REQUEST).verdict == Verdict.CONTRADICTED
+
+
+# 12 CFR 1014.5(a) (mortgage acts and practices): a period in another unit.
+RECORDKEEPING = ("(a) Any person subject to this part shall keep, for a period of twenty-four "
+                 "months from the last date the person made or disseminated the applicable "
+                 "commercial communication regarding any term of any mortgage credit product, the "
+                 "following evidence of compliance with this part.")
+
+
+def test_a_period_in_another_unit_states_the_same_period(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    (years,), (months,) = quantities("two years"), quantities("twenty-four months")
+    assert (years.value, years.unit) == (months.value, months.unit) == (24.0, "month")
+    same = ("Any person subject to this part must keep evidence of compliance for two years from "
+            "the last date it made or disseminated the commercial communication.")
+    assert _verify(same, RECORDKEEPING).verdict == Verdict.SUPPORTED
+    longer = same.replace("two years", "three years")
+    judgement = _verify(longer, RECORDKEEPING)
+    assert judgement.verdict == Verdict.CONTRADICTED
+    assert "twenty-four months" in judgement.clash_pair
+
+
+def test_a_comma_before_a_clause_is_no_list_of_alternatives():
+    claim = ("Anyone covered by this part has to keep evidence of compliance for two years, "
+             "counted from the last time they made or put out the commercial communication.")
+    info = claim_info(claim, tuple((str(w), float(i)) for w, i in substantive_words(claim)))
+    assert ("year",) in info.groups  # not ("year", "deem"): "counted" is no alternative
+    assert token_term("disseminate") in info.groups[-2]  # "made or put out"

@@ -116,7 +116,8 @@ def _number_changed(sentence: str, rng: random.Random) -> str | None:
     if not qs:
         return None
     q = rng.choice(qs)
-    value = int(q.value) if q.value == int(q.value) else q.value
+    written = q.value / q.per  # "5 years" is valued as 60 months: change the 5
+    value = int(written) if written == int(written) else written
     new = rng.choice([v for v in (value * 2, value * 3, value + 5, max(1, value // 2), value * 10)
                       if v != value])
     m = re.search(r"\d[\d,]*(?:\.\d+)?", q.text)
