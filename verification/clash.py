@@ -38,10 +38,9 @@ def sentence_clash(claim: str, sentence: str, *, hedged: bool = False) -> str:
     negations and modal verbs that govern the claim's words (``scope`` in
     :mod:`verification.reading`).
     """
-    claim_terms = set(terms(claim))
-    sentence_terms = set(terms(sentence))
-    if len(sentence_terms & claim_terms) < RESTATEMENT * len(sentence_terms):
+    if not restates(claim, sentence):
         return ""
+    claim_terms = set(terms(claim))
     c_mod, c_phrase = modal_of(claim)
     e_mod, e_phrase = modal_of(sentence)
     c_all, e_all = modals(claim), modals(sentence, claim_terms)
@@ -54,6 +53,14 @@ def sentence_clash(claim: str, sentence: str, *, hedged: bool = False) -> str:
         return (f"the claim {said} what the evidence "
                 f"{'states' if said == 'negates' else 'negates'}")
     return party_clash(claim, sentence)
+
+
+def restates(claim: str, sentence: str) -> bool:
+    """Whether the evidence ``sentence`` restates ``claim``: at least ``RESTATEMENT`` of the
+    sentence's content terms are the claim's. Only such a sentence is read for modality,
+    polarity and party clashes: a long contract sentence holds other clauses."""
+    sentence_terms = set(terms(sentence))
+    return len(sentence_terms & set(terms(claim))) >= RESTATEMENT * len(sentence_terms)
 
 
 def _polarity_clash(claim: str, sentence: str, claim_terms: set[str]) -> bool:

@@ -4,7 +4,8 @@ sentence, and a deterministic fit."""
 
 import numpy as np
 
-from verification.classifier import load_weights, probabilities
+from verification.clash import restates
+from verification.classifier import _gate, load_weights, probabilities
 from verification.features import NAMES, modal_of, negations, parties, read_pair
 from verification.judge import EvidenceChunk, RuleJudge
 from verification.models import Verdict
@@ -80,3 +81,29 @@ def test_the_learned_judge_reports_the_aligned_sentence_and_clash(monkeypatch):
     assert judgement.verdict == Verdict.CONTRADICTED
     assert "10 calendar days" in judgement.clash_pair and "30 calendar days" in judgement.clash_pair
     assert "30 calendar days" in judgement.aligned
+
+
+# 12 CFR 1014.5(a): a long sentence of which a claim restates one part.
+RECORDS = ("(a) Any person subject to this part shall keep, for a period of twenty-four months from "
+           "the last date the person made or disseminated the applicable commercial communication "
+           "regarding any term of any mortgage credit product, the following evidence of "
+           "compliance with this part: (1) Copies of all materially different commercial "
+           "communications as well as sales scripts, training materials, and marketing materials, "
+           "regarding any term of any mortgage credit product, that the person made or "
+           "disseminated during the relevant time period;")
+
+
+MUST_RETURN = "Licensee must return any defective media to Licensor for replacement free of charge."
+
+
+def test_the_classifier_overrules_the_rules_only_on_a_sentence_that_restates_the_claim():
+    claim = "Any person subject to this part may keep sales scripts."
+    assert not restates(claim, RECORDS)
+    assert restates(MUST_RETURN, MEDIA)
+    clashing = _read(MUST_RETURN, MEDIA)
+    assert clashing.clashes
+    # Another clause of a long sentence is not the claim's: the rule verdict stands.
+    assert _gate("weak", "supported", 0.99, _read(claim, RECORDS), restated=False) == "not_supported"
+    assert _gate("supported", "contradicted", 0.01, clashing, restated=False) == "supported"
+    assert _gate("weak", "supported", 0.99, clashing, restated=True) == "supported"
+    assert _gate("supported", "contradicted", 0.01, clashing, restated=True) == "contradicted"
