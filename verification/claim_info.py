@@ -98,8 +98,8 @@ def prohibitions(tokens: Sequence[str]) -> set[str]:
     hereby forbidden") or before their complement ("barred from", "restricted to"). A
     participle before its noun is an adjective that describes it ("restricted use
     obligations", "any prohibited assignment … shall be void"): it prohibits nothing
-    (participial adjectives: Quirk et al., *A Comprehensive Grammar of the English
-    Language*, 1985, §7.15; Garner's Modern English Usage, "participles")."""
+    (Quirk et al., *A Comprehensive Grammar of the English Language*, 1985, ch. 7,
+    participial adjectives; Garner's Modern English Usage, "participles")."""
     found = set()
     for i, tok in enumerate(tokens):
         if tok not in PROHIBITION:
@@ -116,7 +116,7 @@ def _defined_role(raw: Sequence[str], i: int) -> bool:
     """Whether token ``i`` of the claim's tokens ``raw`` belongs to a capitalised role name
     of a contract ("Receiving Party", "Disclosing Party", "the Parties"): a label each
     contract defines in its own words ("Recipient", "Investor"; Adams, *A Manual of Style
-    for Contract Drafting*, ch. 6, defined terms for the parties)."""
+    for Contract Drafting*, defined terms for the parties)."""
     word = raw[i]
     nxt = raw[i + 1] if i + 1 < len(raw) else ""
     return word[:1].isupper() and (word in ("Party", "Parties") or nxt in ("Party", "Parties"))

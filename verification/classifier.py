@@ -7,8 +7,9 @@ benchmark's dev set), one set without and one with the MiniLM features. Which se
 ``CIQ_JUDGE_MINILM`` = ``on`` / ``off`` / ``auto`` (the default: on when
 ``CIQ_EMBEDDER=minilm``, so a deployment that already loads MiniLM for retrieval uses it,
 and nothing else pays for loading the model). Without the weights file, or unless
-``CIQ_JUDGE_LEARNED=on``, the rule stage decides alone (the default for now: the
-classifier gains on the hand-written legal set but loses on the benchmark's dev split).
+``CIQ_JUDGE_LEARNED=on``, the rule stage decides alone (the default for now: with its
+restatement gate the classifier gains on the hand-written legal set and no longer loses on
+the benchmark's dev split, but turning it on changes verdicts across the app).
 """
 
 from __future__ import annotations
@@ -46,8 +47,7 @@ def load_weights(path: Path = WEIGHTS_FILE) -> dict | None:
 
 def learned_enabled() -> bool:
     """Whether the classifier runs at all (``CIQ_JUDGE_LEARNED`` = ``on``; off by
-    default until it beats the rule stage on the benchmark's dev split too: see the
-    README's "Quality and speed")."""
+    default: see the README's "Quality and speed")."""
     return os.environ.get("CIQ_JUDGE_LEARNED", "off").strip().lower() in ("1", "on", "true", "yes")
 
 
