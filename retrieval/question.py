@@ -426,6 +426,9 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
                 r"|\b(?:take|takes|took|taken|taking)\s+place\b|\ba while (?:back|ago)\b", re.I), ""),
     # "Either side", "the other side": a party to the contract.
     (re.compile(r"\b(?:either|each|both|neither|the other|one) sides?\b", re.I), " party"),
+    # "Without a signed writing", "is a writing required": the noun is the legal form ("in
+    # writing"), not the verb "write" of "write me a memo", which frames a request.
+    (re.compile(r"\b(?:in\s+)?writing\b", re.I), "written"),
     # "Where is the city supposed to publicize it?" asks what the city must do.
     (re.compile(r"\b(?:is|are|am|was|were)?\s*supposed to\b", re.I), " required to"),
 )

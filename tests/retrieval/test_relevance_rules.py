@@ -729,3 +729,13 @@ def test_publishing_a_notice_is_a_step_of_a_procedure():
               "printed and published in the county, once each week for four consecutive weeks prior to the "
               "day of sale.")
     assert slot_present(FactKind.PROCEDURE, notice)
+
+
+def test_writing_as_a_noun_is_the_legal_form_not_the_verb_of_a_request():
+    # "in writing" was lost with "write" (a request's verb, "write me a memo"): the noun is a topic
+    for question in ("Does a notice of termination have to be in writing?",
+                     "Is an equipment lease enforceable without a signed writing?"):
+        terms = question_analyse(question).facets[0].terms
+        assert any(("write",) in t.alternatives and ("written",) in t.alternatives for t in terms)
+    request = question_analyse("Write a memo on dock permits").facets[0]
+    assert not any("write" in t.stems for t in request.terms)
