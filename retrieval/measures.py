@@ -31,8 +31,24 @@ _AGE = rf"\b{_NUMBER}[\s-]+years?[\s-]+(?:old|of age)\b|\b{_NUMBER}-year-olds?\b
 _SIZE_UNIT = (r"(?:(?:square|sq\.?|linear)[\s-]+)?"
               r"(?:feet|foot|ft\.?|inches|inch|acres?|miles?|yards?|meters?|stories|story)")
 
-_LENGTH = (rf"\b{_NUMBER}{_PAREN}[\s-]+(?:linear )?(?:feet|foot|ft\.?|inches|inch|miles?|yards?|meters?"
-           r"|metres?|stories|storeys)\b|\d\s*(?:'|′|\")")
+# Values as a rule writes them, shared with the slot and unit patterns of
+# :mod:`retrieval.relevance`: a number (digits, a number word, or "a"/"an": "a foot
+# above"), an amount in another currency or in cents, a length, a size.
+VALUE_NUMBER = (r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+                r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
+                r"|forty-five|fifty|sixty|seventy|eighty|ninety|hundred|a|an)")
+# "7,000,000 USD", "EUR 50,000", "£500".
+CURRENCY = (r"\b\d[\d,.]*\s*(?:USD|EUR|GBP|CAD|US\$)(?![a-z])|\b(?:USD|EUR|GBP|CAD|US\$)\s?\d"
+            r"|[€£]\s?\d")
+# "fifty (.50) cents per page", "25 cents", "10¢".
+CENTS = rf"\b{VALUE_NUMBER}\s*(?:\(\.?\d+\)\s*)?cents?\b|\.\d+\)?\s*cents?\b|\d\s*¢"
+_LENGTH_UNITS = r"(?:feet|foot|ft\.?|inches|inch|miles?|yards?|meters?|metres?|stories|storeys)"
+_FEET_INCHES = r"|\d\s*(?:'|′|\")"
+# A length ("6 feet", "two stories", 5'), and a size: a length or an area ("1,000 square
+# feet", "9 acres").
+_LENGTH = rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+(?:linear )?{_LENGTH_UNITS}\b{_FEET_INCHES}"
+SIZE = (rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+(?:(?:square |sq\.? ?|linear )?{_LENGTH_UNITS}|acres?)\b"
+        rf"{_FEET_INCHES}")
 # A height: a length beside a word that makes it one ("not exceed six feet in height", "35
 # feet above grade", "two stories"), not the 100 feet between a coop and a house.
 HEIGHT_RE = re.compile(r"^(?=.*\b(?:height|high(?:er)?|tall(?:er)?|above|elevat\w*|stor(?:y|ies)|storeys?)\b)"
@@ -49,8 +65,7 @@ _DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
             re.compile(rf"{_AGE}|\bage (?:of )?\d+|\b(?:under|over|below|above|at least) "
                        r"(?:the age of \d+|\d+ years)\b|\b(?:minors?|adults?|juveniles?)\b", re.I)),
     "money": (re.compile(rf"\$\s?\d|\b{_NUMBER}\s+dollars?\b", re.I),
-              re.compile(rf"\$\s?\d|\b{_NUMBER}{_PAREN}\s+(?:dollars?|cents?)\b|\b\d[\d,.]*\s*(?:USD|EUR|GBP)\b",
-                         re.I)),
+              re.compile(rf"\$\s?\d|\b{_NUMBER}{_PAREN}\s+dollars?\b|{CURRENCY}|{CENTS}", re.I)),
     # "about 24 feet to the peak", "how tall … 30 feet", and the length of a thing that
     # stands up ("a 6-foot fence", "a 60-foot tower"), which is its height
     "height": (re.compile(rf"\b{_NUMBER}[\s-]+(?:feet|foot|ft|stories|story)\b[^.?!]{{0,25}}?\b{_HEIGHT_WORD}"
@@ -59,7 +74,7 @@ _DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
                           re.I),
                HEIGHT_RE),
     "size": (re.compile(rf"\b{_NUMBER}[\s-]+{_SIZE_UNIT}\b", re.I),
-             re.compile(rf"\b{_NUMBER}{_PAREN}[\s-]+{_SIZE_UNIT}\b|\d\s*(?:'|′|\")", re.I)),
+             re.compile(SIZE, re.I)),
     "period": (re.compile(rf"\b{_NUMBER}[\s-]+{_TIME_UNIT}\b(?![\s-]+(?:old|of age))", re.I),
                re.compile(rf"\b(?:{_NUMBER}|a|an|one-half|half(?: an?)?){_PAREN}[\s-]+"
                           rf"(?:or (?:more|less|fewer) )?{_TIME_UNIT}\b", re.I)),
@@ -72,7 +87,6 @@ _DIMENSIONS: dict[str, tuple[re.Pattern, re.Pattern]] = {
               re.compile(rf"(?<![§.\d(])\b(?:\d[\d,]*|(?i:{_WORD_NUMBERS}))\b(?![.)\d/]){_PAREN}"
                          rf"(?:\s+or (?:more|fewer|less))?[\s-]+(?!{_NOT_COUNTED})[a-z]")),
 }
-DIMENSIONS = tuple(_DIMENSIONS)
 
 # A question that asks whether: it opens with an auxiliary ("Does …", "Is that allowed …").
 _YES_NO_RE = re.compile(r"^\W*(?:do|does|did|is|are|was|were|can|could|may|must|will|would|should|shall"
@@ -91,7 +105,7 @@ def stated_measure(clause: str, situation: str = "") -> str:
 
 
 def measure_present(dimension: str, text: str) -> bool:
-    """Whether ``text`` states a value of ``dimension`` (one of :data:`DIMENSIONS`; ""
+    """Whether ``text`` states a value of ``dimension`` (a name :func:`stated_measure` returns; ""
     asks for none and is always present). A count stated in the question ("two beehives",
     "four home loans") is answered by a count or by any other measure: the rule may draw
     its line elsewhere ("50 feet from property lines")."""

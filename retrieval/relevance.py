@@ -68,7 +68,7 @@ from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
 from retrieval.jurisdiction import PRIVATE
-from retrieval.measures import HEIGHT_RE, measure_present
+from retrieval.measures import CENTS, CURRENCY, HEIGHT_RE, SIZE, VALUE_NUMBER, measure_present
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
 from retrieval.seasons import asked_months, in_season, season_fits
 
@@ -97,26 +97,17 @@ SUPPORT_VERBS = frozenset(stem(w) for w in """give gives gave given giving bring
     put puts putting set sets setting""".split())
 SUPPORT_VERB_SHARE = 0.5
 
-_NUM = (r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-        r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
-        r"|forty-five|fifty|sixty|seventy|eighty|ninety|hundred|a|an)")
 _UNIT_TIME = (r"(?:business |calendar |school |working |consecutive )?"
               r"(?:days?|weeks?|months?|years?|hours?|minutes?)")
 # "three years of age", "a 16-year-old": an age, not a period of time.
 _NOT_AGE = r"(?![\s-]+(?:of age|old)\b)"
-# An amount written with a currency code or sign other than the dollar's ("7,000,000 USD",
-# "EUR 50,000", "£500").
-_CURRENCY = (r"\b\d[\d,.]*\s*(?:USD|EUR|GBP|CAD|US\$)(?![a-z])|\b(?:USD|EUR|GBP|CAD|US\$)\s?\d"
-             r"|[€£]\s?\d")
-# An amount in cents: "fifty (.50) cents per page", "25 cents", "10¢".
-_CENTS = rf"\b{_NUM}\s*(?:\(\.?\d+\)\s*)?cents?\b|\.\d+\)?\s*cents?\b|\d\s*¢"
 SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.DEADLINE: re.compile(
-        rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
+        rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
         r"|quarterly|biennial(?:ly)?|immediately|promptly|forthwith)\b|\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)"
         # How often: "at least once each month", "twice a year", "every two weeks".
         # ("every day that a violation continues" is a penalty's count, not a frequency)
-        rf"|\b(?:once|twice|{_NUM} times) (?:a|an|each|every|per|in any) (?:\w+ )?"
+        rf"|\b(?:once|twice|{VALUE_NUMBER} times) (?:a|an|each|every|per|in any) (?:\w+ )?"
         r"(?:day|week|month|year|quarter)\b"
         r"|\bevery (?:\w+ )?(?:days?|weeks?|months?|years?|quarters?)\b(?! (?:that|during|on which|in which))"
         r"|\b(?:midnight|noon|dusk|dawn|sunset|sunrise)\b|\b(?:no later than|not later than|prior to"
@@ -125,15 +116,15 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|December) \d{1,2}\b|\b(?:first|second|third|fourth|last) (?:Monday|Tuesday|Wednesday"
         r"|Thursday|Friday|Saturday|Sunday)\b", re.I),
     FactKind.AMOUNT: re.compile(
-        rf"\$\s?\d|\b\d[\d,.]*\s*(?:%|percent|per cent)|\b{_NUM}[\s-]+(?:percent|per cent|dollars?"
+        rf"\$\s?\d|\b\d[\d,.]*\s*(?:%|percent|per cent)|\b{VALUE_NUMBER}[\s-]+(?:percent|per cent|dollars?"
         r"|feet|foot|inches|inch|acres?|square feet|sq\.? ?ft|miles?|yards?|meters?|units?|times"
         r"|persons|people|employees|signatures|electors|voters|lots|stories|storeys|vehicles|animals"
         r"|horses|dwellings)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)-(?:half|third"
         r"|fourth|fifth|sixth|seventh|eighth|tenth|twelfth)s?\b|\b\d+/\d+\b|\b(?:treble|triple|double)\b"
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
-        rf"|\b{_NUM}[\s-]+(?:million|billion|thousand)\b|{_CURRENCY}|{_CENTS}"
+        rf"|\b{VALUE_NUMBER}[\s-]+(?:million|billion|thousand)\b|{CURRENCY}|{CENTS}"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
-        rf"|\b(?!an?\b){_NUM}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
+        rf"|\b(?!an?\b){VALUE_NUMBER}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
         r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?)\b", re.I),
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
@@ -167,22 +158,16 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
 }
 
 
-_LENGTH_UNITS = r"(?:feet|foot|ft\.?|inches|inch|miles?|yards?|meters?|metres?|stories|storeys)"
-_FEET_INCHES = r"|\d\s*(?:'|′|\")"
-# A size: a length ("6 feet", "two stories", 5') or an area ("1,000 square feet", "9 acres").
-_SIZE = (rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:(?:square |sq\.? ?|linear )?{_LENGTH_UNITS}|acres?)\b"
-         rf"{_FEET_INCHES}")
-
 # A facet that names its unit ("how many school days", "what fee") needs a value in it.
 UNIT_PATTERNS: dict[str, re.Pattern] = {
     # A cost may be stated as a rate ("a late charge equal to 1.5% per month").
-    "money": re.compile(rf"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|{_CURRENCY}|{_CENTS}"
+    "money": re.compile(rf"\$\s?\d|\b\d[\d,.]*\s*dollars?\b|\bdollars\b|{CURRENCY}|{CENTS}"
                         r"|\b(?:no|without) (?:fee|charge|cost)\b"
                         r"|\bfree of charge\b|\bat no (?:cost|charge)\b"
                         r"|\b(?:charge|fee|interest|rate|penalty)\b[^.;]{0,60}?\d[\d.]*\s*"
                         r"(?:%|percent|per cent)",
                         re.I),
-    "size": re.compile(_SIZE, re.I),
+    "size": re.compile(SIZE, re.I),
     # "How tall / how high": a size that is a height ("not exceed six feet in height", "35
     # feet above grade", "elevated to at least 1 foot above the base flood elevation", "two
     # stories"), not the 75 feet between warning signs; a length, for an area is no height
@@ -190,12 +175,12 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
     "height": HEIGHT_RE,
     "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
                           r"|\b\d+/\d+\b", re.I),
-    **{unit: re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?{unit}s?\b",
-                        re.I) for unit in ("day", "week", "month", "year", "hour")},
+    **{unit: re.compile(rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?"
+                        rf"{unit}s?\b", re.I) for unit in ("day", "week", "month", "year", "hour")},
     # A length of time ("how long"): a number of days, weeks …, or how long a rule lasts
     # ("until the information becomes public", "shall survive", "for the term"); not
     # "promptly", "annually" or a clock time, which say when, not how long.
-    "period": re.compile(rf"\b{_NUM}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}"
+    "period": re.compile(rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}"
                          r"|\b(?:until|till|unless and until|so long as|as long as|perpetual\w*|indefinite\w*"
                          r"|surviv\w*|in perpetuity"
                          r"|for the (?:term|life|duration))\b", re.I),

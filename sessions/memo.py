@@ -568,7 +568,6 @@ def _lead_key(c: Candidate, i: int, issue: Issue, idf: dict[str, float]) -> tupl
             _subject_is(c.text, issue.thing), *_facet_key(c, i))
 
 
-
 # A modal and the verb it governs, an adverb or "not" between ("shall investigate promptly").
 _MODAL_VERB_RE = re.compile(r"\b(?:shall|must|will|may)\s+(?:not\s+)?(?:\w+ly\s+)?(\w+)(?:\s+(\w+))?", re.I)
 
