@@ -27,6 +27,7 @@ from enum import StrEnum
 from lemminflect import getAllLemmas
 
 from ciq.text import DISTRICT_CODE_RE, STOPWORDS, content_terms, stem, tokenize
+from retrieval.definitions import definiendum
 from retrieval.lexicon import alternatives, has_phrase, longest_phrases, written, written_alternatives
 from retrieval.lexicon import phrases as lexicon_phrases
 from retrieval.measures import stated_measure
@@ -228,6 +229,10 @@ class Facet:
     # rule's threshold in that dimension says which side of the line the case falls on,
     # so an answering sentence states one.
     measure: str = ""
+    # The Porter stems of the term the clause asks the meaning of ("what counts as
+    # 'residuals'" → ("residu",); :func:`retrieval.definitions.definiendum`): a sentence
+    # defining it answers the clause in the document's words.
+    defines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -925,7 +930,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         measure = stated_measure(clause, situation) if kind not in _BOTH else ""
         facets.append(Facet(clause, kind, terms, focus_term(clause, terms), clause_unit(clause, kind),
                             key_terms(clause, terms), action, bool(situation and _ANAPHOR_RE.search(clause)),
-                            measure))
+                            measure, definiendum(clause)))
     if not facets:
         facets = [Facet(question.strip(), FactKind.GENERAL.value, ())]
     situation_terms = topic_terms(situation)

@@ -36,6 +36,13 @@ A sentence **addresses** a facet of the question (:mod:`retrieval.question`) whe
    accounts than a CD that "automatically rolls over" (:func:`negated_only`; unless the
    question negates the same words).
 
+8. A sentence that defines the term a clause asks the meaning of ("what counts as
+   'residuals' that either side can use freely?" and "The term "Residuals" means any
+   information retained in the unaided memories …", ``Facet.defines``,
+   :func:`retrieval.definitions.defines`) covers the clause and holds its own term: the
+   rest of the clause describes the term in the asker's words. Keys, years and places
+   are still required.
+
 **By meaning** (with the ``minilm`` extra, :func:`retrieval.meaning.relevance_by_meaning`).
 Firm staff ask "can we get out of the NDA" where the contract says "either party may
 terminate"; the lexicon cannot list every such pair. A sentence that passes every test
@@ -67,6 +74,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ciq.text import TOKEN_RE, content_terms, stem
+from retrieval.definitions import defines
 from retrieval.jurisdiction import PRIVATE
 from retrieval.measures import CENTS, CURRENCY, HEIGHT_RE, SIZE, VALUE_NUMBER, measure_present
 from retrieval.question import SITUATION_WEIGHT, Facet, FactKind, QuestionAnalysis, Term
@@ -439,6 +447,11 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         years_ok = False
     for i, facet in enumerate(analysis.facets):
         c = facet_coverage(facet, text, idf=idf, stems=stems, context_stems=context_stems)
+        # A sentence defining the term the clause asks the meaning of covers the clause:
+        # the question describes the term in its own words (8 of the module docstring).
+        defining = defines(text, facet.defines)
+        if defining:
+            c = max(c, ADDRESS_MIN)
         focus = facet.focus is None or _holds(facet.focus, stems)
         # "What permits are needed…": naming the asked thing answers a which/what question
         # of obligation or permission; a deadline or an amount still needs its value.
@@ -456,7 +469,7 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         # it is still the clause's own.)
         topical = [t for t in facet.terms
                    if not t.told and not t.shared and not all(s.isdigit() for s in t.stems)]
-        own = not topical or any(_holds(t, stems) for t in topical)
+        own = not topical or defining or any(_holds(t, stems) for t in topical)
         required = facet.keys + ((facet.action,) if facet.action else ())
         keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in required)
         keyed = keyed and not any(_holds(t, contrary) for t in facet.terms if not t.told)
