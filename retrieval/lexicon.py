@@ -291,7 +291,7 @@ put up|put in|install|installation|erect|place|locate
 gate|gates|gated|barrier|barriers
 locked|restrict access|restricted access|closed off|block access
 shortened day|shortened school day|abbreviated school day|reduced school day|partial day
-cut back|cut short|curtail|decrease|reduce|shorten
+cut back|cut short|curtail|decrease|reduce|shorten|abbreviate|abbreviated
 beat|win|won|prevail|prevailing party|successful party|prevailed
 stolen|steal|theft|unauthorized use|fraudulently|without authorization
 heap|accumulation|stockpile|storage|collection
@@ -316,7 +316,7 @@ trip|tripped|fall|fell|slip|slipped
 annual|annually|yearly|each year|every year|once a year
 mail|send|deliver|provide|furnish
 busted|broken|defective|defect|damaged|dangerous condition|disrepair
-keep|retain|retention|preserve|hang on to|hold on to|hold onto|keep on file
+keep|retain|retention|preserve|hang on to|hold on to|hold onto|keep on file|maintain
 fix|correct|remedy|cure|repair|abate|bring into compliance|uncured|not cured
 treat as|considered|deemed|regarded as|classified as
 withdraw|revoke|revocation|rescind|take back|retract

@@ -436,13 +436,48 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"\b(?:in\s+)?writing\b", re.I), "written"),
     # "Where is the city supposed to publicize it?" asks what the city must do.
     (re.compile(r"\b(?:is|are|am|was|were)?\s*supposed to\b", re.I), " required to"),
+    # What a party is exposed to: "what fine is he facing", "what are they looking at on a
+    # first conviction", "what could she face" ask for the penalty, which the law states
+    # without the facing.
+    (re.compile(r"\b(?:is|are|am|was|were|be|being)\s+(?:\w+\s+)?facing\b"
+                r"|\b(?:do|does|did|would|could|will|might|may|can)\s+(?:\w+\s+){1,3}?face\b"
+                r"|(?<=\bwhat )(?:is|are|am|was|were|could|would|might|will)\s+(?:\w+\s+){0,2}?(?:be\s+)?"
+                r"looking\s+at\b", re.I), " penalty"),
+    # "Is that against the law?" asks whether it is unlawful, not what some law says.
+    (re.compile(r"\bagainst the law\b", re.I), "unlawful"),
 )
 
 
 def _set_phrases_read(text: str) -> str:
     for pattern, meaning in _SET_PHRASES:
         text = pattern.sub(meaning, text)
-    return text
+    return _particles_joined(text)
+
+
+# A phrasal verb with its object between verb and particle: "cut his day short", "take
+# the sign down", "call it off" (the object: one to three words after the verb).
+_WORD_RE = re.compile(r"\b[a-z]+\b", re.I)
+_OBJECT_PARTICLE_RE = re.compile(
+    r"\s+(?P<object>(?:[a-z'’]+\s+){1,3}?)(?P<particle>off|out|up|down|over|away|back|short)\b", re.I)
+_NOT_IN_OBJECT = frozenset("and or to if when because before after than then is are was were be".split())
+
+
+def _particles_joined(text: str) -> str:
+    """``text`` with a phrasal verb the lexicon knows put back together when its object
+    stands between verb and particle ("can the district cut his day short" → "cut short
+    his day"): the lexicon matches phrases as written, particle next to its verb."""
+    out, done = [], 0
+    for word in _WORD_RE.finditer(text):
+        if word.start() < done:
+            continue
+        m = _OBJECT_PARTICLE_RE.match(text, word.end())
+        if not m or _NOT_IN_OBJECT.intersection(w.lower() for w in m.group("object").split()):
+            continue
+        verb, particle = word.group(0), m.group("particle")
+        if any(has_phrase(f"{lemma} {particle}") for lemma in getAllLemmas(verb.lower()).get("VERB", ())):
+            out.append(f"{text[done:word.start()]}{verb} {particle} {m.group('object').rstrip()}")
+            done = m.end()
+    return "".join(out) + text[done:]
 
 
 # Words after which a verb form is used as a verb ("can tack", "gets stuck", "be shredded").
@@ -493,19 +528,22 @@ def topic_terms(text: str, *, skip: Iterable[str] = ()) -> tuple[Term, ...]:
     while i < len(stems):
         if i in phrases:
             end, phrase = phrases[i]
-            if len(phrase) > 1 or phrase[0] not in dropped:
+            # A word the question writes in a phrase counted only as written means what
+            # that phrase means ("paid off" a loan: a former customer, not a wage paid),
+            # even a word that alone only frames the question ("take down", "get out of",
+            # "turn down").
+            written_sense = written_alternatives(phrase[0], text) if len(phrase) == 1 else None
+            if len(phrase) > 1 or phrase[0] not in dropped or written_sense:
                 # A lexicon word used as a verb ("have to *give*", "who has to *pay*") is
-                # the asker's wording of the act as much as any other verb. A word the
-                # question writes in a phrase counted only as written means what that
-                # phrase means ("paid off" a loan: a former customer, not a wage paid).
-                written_sense = written_alternatives(phrase[0], text) if len(phrase) == 1 else None
+                # the asker's wording of the act as much as any other verb.
                 terms.setdefault(phrase, Term(phrase, written_sense or alternatives(phrase),
                                               verbal=len(phrase) == 1 and phrase[0] in verbal))
             i = end
             continue
         s = stems[i]
-        if s not in dropped and not (_NUMBER_RE.match(s) and not YEAR_RE.fullmatch(s)):
-            terms.setdefault((s,), Term((s,), written_alternatives(s, text) or ((s,),), verbal=s in verbal))
+        written_sense = written_alternatives(s, text)
+        if (s not in dropped or written_sense) and not (_NUMBER_RE.match(s) and not YEAR_RE.fullmatch(s)):
+            terms.setdefault((s,), Term((s,), written_sense or ((s,),), verbal=s in verbal))
         i += 1
     return tuple(terms.values())
 
