@@ -233,10 +233,10 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
     # A word the question uses as a verb is the asker's wording of the act ("how much can
     # the court tack on", "who gets stuck paying"); the law words it otherwise, and a
     # colloquial verb is rare in legal text, so its idf would outweigh every noun of the
-    # question. It weighs at most as much as the question's weightiest other term, unless
-    # the lexicon knows how the law words it ("poach" ↔ solicit); a support verb
-    # (:data:`SUPPORT_VERBS`) weighs at most half as much: "how much advance notice does it
-    # have to give" is asked about the notice.
+    # question. Unless the lexicon knows how the law words it ("poach" ↔ solicit), it
+    # weighs at most half as much as the question's weightiest noun, as a support verb
+    # (:data:`SUPPORT_VERBS`) does: "how much advance notice does it have to give" is
+    # asked about the notice, "how long can a building sit empty" about the vacancy.
     nouns = [w for w, t in zip(weights, terms, strict=True) if not t.verbal and not t.told]
     if nouns:
         weights = [min(w, _verb_cap(t, max(nouns))) if t.verbal and not t.told else w
@@ -251,11 +251,11 @@ def term_weights(terms: Sequence[Term], idf: Mapping[str, float]) -> list[float]
 
 def _verb_cap(term: Term, noun: float) -> float:
     """The most a verb of the question weighs, given its weightiest noun's weight
-    ``noun``: a support verb :data:`SUPPORT_VERB_SHARE` × ``noun``, a verb the lexicon
-    knows no cap (inf), any other ``noun``."""
-    if term.stems[0] in SUPPORT_VERBS:
+    ``noun``: a support verb or a verb the lexicon does not know
+    :data:`SUPPORT_VERB_SHARE` × ``noun``, a verb the lexicon knows no cap (inf)."""
+    if term.stems[0] in SUPPORT_VERBS or term.alternatives == (term.stems,):
         return SUPPORT_VERB_SHARE * noun
-    return noun if term.alternatives == (term.stems,) else math.inf
+    return math.inf
 
 
 def _holds(term: Term, stems: set[str]) -> bool:
