@@ -61,7 +61,11 @@ def question_plan(
         passages = document_passages(route.documents)  # the firm documents' only
         known = named_otherwise(route.unknown, passages)
         route.unknown = [n for n in route.unknown if n not in known]
-        route.names += known + party_initials(question, route.parties)
+        # A one-word name public documents mention in passing that the named contract
+        # itself uses ("EIT" beside "Silicon Smelters") is its other party: scope too.
+        inside = named_otherwise(route.mentioned, passages)
+        route.mentioned = [n for n in route.mentioned if n not in inside]
+        route.names += known + inside + party_initials(question, route.parties)
         kinds = list(DOCUMENT_KINDS) if passages else []  # not for a named act ("Regulation E")
         read = analysis_specific(read.scoped(route.names + kinds), passages)
     else:
