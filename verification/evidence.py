@@ -331,6 +331,7 @@ class Sentence:
     clause: list[int]                       # clause id per token (split at ; and :)
     inherited: frozenset[str] = frozenset() # terms of the list lead-in ("… does not include:")
     periods: frozenset[str] = frozenset()   # its periods in other units (period_terms)
+    lead: tuple[int, int] | None = None     # the lead-in's span in the chunk, for an item
 
     @property
     def all_terms(self) -> set[str]:
@@ -362,10 +363,12 @@ def prepare_chunk(text: str) -> PreparedChunk:
 
     Items of an enumerated list inherit the terms of the lead-in that ends with ":" ("The
     obligations shall not apply to information that: (a) …; (b) …"), so an item is matched
-    together with the sentence it completes.
+    together with the sentence it completes, and keep the lead-in's span
+    (``Sentence.lead``), whose negation and modal verb govern the item.
     """
     sentences: list[Sentence] = []
     lead: frozenset[str] = frozenset()
+    lead_span: tuple[int, int] | None = None
     for s, e in split_sentences(text):
         body = text[s:e]
         toks = token_offsets(body)
@@ -373,13 +376,13 @@ def prepare_chunk(text: str) -> PreparedChunk:
         found = quantities(body)
         sentences.append(
             Sentence(s, e, toks, terms, [body[off].isupper() for _, off in toks],
-                      found, _clause_ids(body, toks), lead, period_terms(found))
+                      found, _clause_ids(body, toks), lead, period_terms(found), lead_span)
         )
         tail = body.rstrip()[-1:]
         if tail == ":":
-            lead = frozenset(t for t in terms if t)
+            lead, lead_span = frozenset(t for t in terms if t), (s, e)
         elif tail in ".!?" and not re.search(r"\b(?:and|or)$", body.rstrip(" .")):
-            lead = frozenset()
+            lead, lead_span = frozenset(), None
     index: dict[str, np.ndarray] = {}
     n = len(sentences)
     for i, sent in enumerate(sentences):

@@ -25,7 +25,7 @@ import numpy as np
 
 from verification.alignment import minilm_enabled
 from verification.claim_info import ClaimInfo, claim_info
-from verification.clash import clash, sentence_clash
+from verification.clash import clash, restates, sentence_clash
 from verification.evidence import (
     PreparedChunk,
     Sentence,
@@ -306,9 +306,15 @@ def _mark_clashes(info: ClaimInfo, alignment: _Alignment,
         gate = float((w_gate * hits).sum() / max(w_gate.sum(), 1e-9))
         if gate >= CLASH_GATE:
             text = prepared[cand.chunk].text
+            window = text[sents[0].start : sents[-1].end]
+            lead_in = text[slice(*sents[0].lead)] if sents[0].lead else ""
+            if lead_in and ":" in claim_text and restates(claim_text.rsplit(":", 1)[0], lead_in):
+                # A claim that quotes a list's lead-in with an item ("No fence shall …,
+                # except: fence heights … authorized by …") is read against both: the
+                # lead-in's negation and modal verb govern the item.
+                window = f"{lead_in} {window}"
             cand.clash = clash(info, sents, text) or sentence_clash(
-                claim_text, best_sentence(claim_terms, text[sents[0].start : sents[-1].end]),
-                hedged=info.hedged)
+                claim_text, best_sentence(claim_terms, window), hedged=info.hedged)
 
 
 def _match_by_meaning(info: ClaimInfo, alignment: _Alignment,

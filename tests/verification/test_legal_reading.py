@@ -501,3 +501,28 @@ def test_a_comma_before_a_clause_is_no_list_of_alternatives():
     info = claim_info(claim, tuple((str(w), float(i)) for w, i in substantive_words(claim)))
     assert ("year",) in info.groups  # not ("year", "deem"): "counted" is no alternative
     assert token_term("disseminate") in info.groups[-2]  # "made or put out"
+
+
+# Ray County Zoning Regulations, fences (the layout of the county's text, wide spacing kept).
+FENCE_LIST = ("7.        No fence shall be constructed of a height greater than 8 feet, except:\n\n\n"
+              "                a.        fences erected upon public or parochial school grounds or in "
+              "public parks, in public playgrounds or on other public lands; and\n\n\n"
+              "                b.        fence heights of greater than 8 feet  authorized by Conditional "
+              "Use Permit (See Article 30.9).")
+
+
+@pytest.mark.parametrize("item", [
+    "fence heights of greater than 8 feet authorized by Conditional Use Permit (See Article 30.9)",
+    "fences erected upon public or parochial school grounds or in public parks",
+])
+def test_a_list_item_is_read_with_the_negated_lead_in_it_completes(item):
+    # The Writer quotes a list's lead-in with one item; the item alone states no negation,
+    # so read alone it "clashed" with the claim's "No fence shall".
+    found = _verify(f"No fence shall be constructed of a height greater than 8 feet, except: {item}.", FENCE_LIST)
+    assert found.verdict == Verdict.SUPPORTED, found.reasoning
+
+
+def test_a_claim_that_negates_a_list_item_still_clashes():
+    found = _verify("Fence heights of greater than 8 feet are not authorized by Conditional Use Permit.",
+                    FENCE_LIST)
+    assert found.verdict != Verdict.SUPPORTED
