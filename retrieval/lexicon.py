@@ -222,6 +222,7 @@ renewal|renew|extend the term|automatic extension|evergreen
 non-compete|noncompetition|compete|competing business
 non-solicitation|solicit|poach|hire away|recruit
 confidentiality|non-disclosure|nda|keep secret|keep confidential
+jv|joint venture|joint venture company
 breach|violate|violation|break the agreement|default
 cure period|cure|fix the breach|remedy the default|opportunity to cure
 force majeure|act of god|beyond control|unforeseeable event
@@ -287,7 +288,7 @@ run out|expire|expires|remain in effect|remain in force|continue in effect|conti
 obtain|pull|secure|be issued|issued|issuance|acquire
 afterward|afterwards|after the fact|thereafter|following|subsequently
 paperwork|form|forms|application|filing|documentation|report
-put up|put in|install|installation|erect|place|locate
+put up|put in|install|installation|erect|construct|place|locate
 gate|gates|gated|barrier|barriers
 locked|restrict access|restricted access|closed off|block access
 shortened day|shortened school day|abbreviated school day|reduced school day|partial day

@@ -115,11 +115,12 @@ SCAFFOLD = frozenset(stem(w) for w in """
     deadline process procedure step steps threshold draft drafting memo memorandum write
     prepare summarize summarise summary explain describe outline list please brief briefing
     client clients our us we i my me you your he she his her they them their it its there
-    these days nowadays currently today right away now turn around after all
+    these days nowadays currently today right away now turn around after all every re
     count counts qualify qualifies mean means meant take takes taking cost costs
     owe owes owed long time period point level sure possible come comes came keep keeps
     already first last past this next now soon one two three four five six seven eight nine ten
     big biggest way whole able people person persons onto
+    tallest highest largest widest deepest longest smallest shortest lowest greatest enough
     spring summer autumn winter ago recently lately yesterday tomorrow
     isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't can't
     couldn't shouldn't wouldn't isn aren wasn weren hasn haven hadn doesn don didn couldn shouldn
@@ -146,7 +147,10 @@ TIME_OF_DAY = frozenset(stem(w) for w in _TIME_OF_DAY_WORDS)
 LEGALITY = frozenset(stem(w) for w in "legal lawful legally lawfully".split())
 # "What/which X …", and "how much/long is (the) X …": X is what the clause asks about.
 _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+|a\s+|an\s+)?"
-                       r"(?:(?:kind|type|sort)s? of\s+)?([a-z][\w-]+)"
+                       # "What's the tallest fence": the superlative names the slot (a
+                       # height), the noun after it what is measured.
+                       r"(?:(?:kind|type|sort)s? of\s+|(?:biggest|largest|tallest|highest|widest|deepest"
+                       r"|longest|smallest|shortest|lowest|greatest)\s+)?([a-z][\w-]+)"
                        r"|\bhow (?:much|long) (?:is|are|was|were) "
                        r"(?:(?:the|a|an|my|our|your|his|her|their|its|this|that)\s+)?"
                        r"(?!(?:it|that|this|there|they|these|those|too|so)\b)([a-z][\w-]+)"

@@ -455,6 +455,30 @@ def test_a_phrasal_verb_split_by_its_object_is_read_whole(question, meaning):
                for alternative in t.alternatives)
 
 
+def test_a_hyphenated_prefix_and_every_are_not_what_is_asked():
+    analysis = question_analyse("Does a lender have to re-investigate every time a consumer repeats a dispute?")
+    stems = {s for t in analysis.topic for s in t.stems}
+    assert {"investig", "disput"} <= stems and not {"re", "everi"} & stems
+
+
+@pytest.mark.parametrize("question, gone", [
+    ("What's the tallest fence allowed in a front yard?", "tallest"),
+    ("Is a 10-inch birch big enough to need a permit to cut?", "enough"),
+])
+def test_a_degree_word_names_the_asked_value_not_the_topic(question, gone):
+    analysis = question_analyse(question)
+    assert gone not in {s for t in analysis.topic for s in t.stems}
+
+
+def test_a_superlative_makes_the_noun_after_it_the_focus():
+    assert question_analyse("What's the tallest fence allowed in a front yard?").facets[0].focus.key == "fenc"
+
+
+def test_a_jv_is_a_joint_venture():
+    analysis = question_analyse("Who picks the JV's directors?")
+    assert ("joint", "ventur") in next(t for t in analysis.topic if t.key == "jv").alternatives
+
+
 def test_cutting_a_school_day_short_is_an_abbreviated_school_day():
     # ORS 343.161(2)
     rule = ("A school district may not unilaterally place a student on an abbreviated school day "
