@@ -85,6 +85,9 @@ def _ends_with_abbreviation(piece: str) -> bool:
 # when another label or a lowercase word follows it ("(a)(1)", "(a) of this section"); a
 # label before a capital ("(1) The owner …") starts an item.
 _OPEN_END_RE = re.compile(r"[\w)]$")
+# A list label alone ("7.", "a.", "(iii)"), which pysbd cuts off when wide spacing follows
+# it ("7.        No fence shall …"): it belongs to the next piece.
+_BARE_LABEL_RE = re.compile(r"\(?(?:[0-9]{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)]|\((?:[0-9]{1,3}|[a-zA-Z]|[ivxlc]{1,5})\)")
 _LABEL_START_RE = re.compile(r"\((?:[a-z]{1,2}|[0-9]{1,3}|[ivxlc]{1,5}|[A-Z])\)(?:\(|\s+[a-z])")
 
 
@@ -99,8 +102,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     pysbd (Sadvilkar & Neumann 2020, "PySBD: Pragmatic Sentence Boundary Disambiguation")
     handles legal abbreviations such as "U.S.C." and "§ 1.2"; spans exclude the trailing
     whitespace pysbd attaches. Paragraph breaks (blank lines) always end a sentence. A
-    piece that ends with one of :data:`LEGAL_ABBREVIATIONS` ("Ord.", "Sec.", "Inc.") is
-    joined to the next piece of the same paragraph, and so is a piece that ends mid-sentence
+    piece that ends with one of :data:`LEGAL_ABBREVIATIONS` ("Ord.", "Sec.", "Inc.") or is
+    a list label alone ("7.", "(a)") is joined to the next piece of the same paragraph,
+    and so is a piece that ends mid-sentence
     when the next one continues the line with a label ("subsection (2)" + "(a) of this
     section …").
     """
@@ -123,7 +127,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 spans[-1] = (spans[-1][0], end)
             else:
                 spans.append((start, end))
-            joined = _ends_with_abbreviation(text[spans[-1][0]:spans[-1][1]])
+            last = text[spans[-1][0]:spans[-1][1]]
+            joined = _ends_with_abbreviation(last) or bool(_BARE_LABEL_RE.fullmatch(last))
     return spans
 
 

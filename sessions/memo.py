@@ -79,6 +79,7 @@ from sessions.writer import (
     document_date,
     related_list,
     select,
+    subject_stems,
 )
 from verification.citations import cited_ids
 from verification.skeptic import (
@@ -586,19 +587,13 @@ def _does(text: str, action: Term | None) -> bool:
     return False
 
 
-# Where a sentence's subject ends: its verb or the first preposition after its head.
-_SUBJECT_END_RE = re.compile(r"\b(?:shall|must|may|will|can|is|are|was|were|has|have|within|of|in|for|on|at"
-                             r"|to|with|by|from|under)\b", re.I)
-
-
 def _subject_is(text: str, thing: str) -> bool:
-    """Whether the subject of ``text`` (its words before the verb or the first
-    preposition) holds the stem ``thing``: "Mobile home parks shall contain a minimum
+    """Whether the subject of ``text`` holds the stem ``thing``
+    (:func:`sessions.writer.subject_stems`): "Mobile home parks shall contain a minimum
     gross area of 15 acres" states the size of a park; "Individual mobile home spaces
     within a mobile home park shall have a minimum area of 4,000 square feet" that of
     a space."""
-    m = _SUBJECT_END_RE.search(text)
-    return bool(thing and m and thing in content_terms(text[:m.start()]))
+    return bool(thing) and thing in subject_stems(text)
 
 
 _NUMBER = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"

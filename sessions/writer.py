@@ -25,7 +25,7 @@ from typing import Protocol
 from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.meaning import prefetch, relevance_by_meaning
-from retrieval.question import YEAR_RE, QuestionAnalysis, act_parties
+from retrieval.question import YEAR_RE, Facet, FactKind, QuestionAnalysis, act_parties
 from retrieval.relevance import Relevance, other_district, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
@@ -480,6 +480,30 @@ def _facet_key(c: Candidate, facet: int, parties: _AskedParties | None = None) -
     return (_coverage(c, facet), acting, round(c.chunk.score, 2), c.chunk.last_updated or dt.date.min)
 
 
+# Where a sentence's subject ends: its verb or the first preposition after its head.
+_SUBJECT_END_RE = re.compile(r"\b(?:shall|must|may|will|can|is|are|was|were|has|have|within|of|in|for|on|at"
+                             r"|to|with|by|from|under)\b", re.I)
+
+
+def subject_stems(text: str) -> set[str]:
+    """The Porter stems of the subject of ``text``: its words before the verb or the first
+    preposition ("No fence shall be constructed …" → {"fenc"}; "For emergency purposes, a
+    gate …" → none)."""
+    m = _SUBJECT_END_RE.search(text)
+    return set(content_terms(text[:m.start()])) if m else set()
+
+
+def _states_value_of(c: Candidate, facet: Facet) -> bool:
+    """Whether ``c`` is about the thing an amount facet measures: its subject holds the
+    facet's focus ("What's the tallest fence …": "No fence shall be constructed of a
+    height greater than 8 feet", not "a gate … shall be provided for all rear yards that
+    are enclosed by a fence with a height greater than 30 inches")."""
+    if facet.kind != FactKind.AMOUNT or facet.focus is None:
+        return False
+    stems = subject_stems(c.text)
+    return any(all(s in stems for s in alt) for alt in facet.focus.alternatives)
+
+
 def _coverage(c: Candidate, facet: int) -> float:
     """The candidate's coverage of ``facet`` in [0, 1], to a tenth."""
     return round(c.facets.coverage[facet], 1) if c.facets else 0.0
@@ -608,7 +632,8 @@ def answer_sentences(analysis: QuestionAnalysis, pool: Sequence[Candidate], *,
         direct = [c for c in options if not parties[i].reversed_in(c)]
         # Of sentences that cover the facet alike, one whose agent is the party the
         # question has acting leads, and only another such may supersede it.
-        best = max(direct or options, key=lambda c: _facet_key(c, i, parties[i]))
+        best = max(direct or options, key=lambda c: (_states_value_of(c, analysis.facets[i]),
+                                                     *_facet_key(c, i, parties[i])))
         acting = parties[i].acts_in(best)
         peers = [c for c in direct if parties[i].acts_in(c) == acting]
         picked.append(_newest_local(best, peers, i))

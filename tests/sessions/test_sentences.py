@@ -78,3 +78,21 @@ def test_a_schedule_row_that_opens_with_its_amount_is_quotable():
     row = "$50.00 per Lot fronting on existing County or Special Road District maintained gravel road."
     assert clean_sentence(row) == row
     assert clean_sentence("per Lot fronting on an existing County maintained gravel road.") is None
+
+
+# Ray County Zoning Regulations: a numbered rule and its lettered exceptions, wide spacing
+# after each label.
+FENCES = ("7.        No fence shall be constructed of a height greater than 8 feet, except:\n\n\n"
+          "                a.        fences erected upon public or parochial school grounds or in "
+          "public parks, in public playgrounds or on other public lands; and\n\n\n"
+          "                b.        fence heights of greater than 8 feet  authorized by Conditional "
+          "Use Permit (See Article 30.9).")
+
+
+def test_a_label_alone_belongs_to_the_sentence_after_it():
+    assert [FENCES[s:e].split()[0] for s, e in sentence_spans(FENCES)] == ["7.", "a.", "b."]
+    # so the rule is quoted with each exception, which pysbd had cut off from it
+    raw, _ = _chunk_sentences(_chunk(FENCES))
+    assert any(clean_sentence(s) == "No fence shall be constructed of a height greater than 8 feet, except: "
+               "fence heights of greater than 8 feet authorized by Conditional Use Permit (See Article 30.9)."
+               for s in raw)
