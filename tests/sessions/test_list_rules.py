@@ -30,3 +30,12 @@ def test_the_height_rule_of_fences_leads_and_is_supported(ray):
     final = turn.claims.filter(revision__cycle=turn.metrics["revision_cycles"]).select_related("ledger")
     lead = next(c for c in final if c.text.startswith("No fence shall be constructed of a height"))
     assert lead.ledger.verdict == Verdict.SUPPORTED
+
+
+def test_whether_a_fence_needs_a_permit_is_answered_by_the_exception_that_names_one(ray):
+    # Once a near miss: the fence rules seemed to name no permit, because the exception
+    # that does ("fence heights of greater than 8 feet authorized by Conditional Use
+    # Permit") was cut off from its rule.
+    turn = session_ask(workspace=ray, question="Does Ray County require a permit to put up a fence?")
+    assert turn.outcome != Outcome.NOT_ANSWERED
+    assert "authorized by Conditional Use Permit" in turn.answer_markdown.split("\n\n")[0]
