@@ -288,7 +288,7 @@ run out|expire|expires|remain in effect|remain in force|continue in effect|conti
 obtain|pull|secure|be issued|issued|issuance|acquire
 afterward|afterwards|after the fact|thereafter|following|subsequently
 paperwork|form|forms|application|filing|documentation|report
-put up|put in|install|installation|erect|construct|place|locate
+put up|put in|install|installation|erect|place|locate
 gate|gates|gated|barrier|barriers
 locked|restrict access|restricted access|closed off|block access
 shortened day|shortened school day|abbreviated school day|reduced school day|partial day
