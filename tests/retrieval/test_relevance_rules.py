@@ -474,6 +474,18 @@ def test_a_superlative_makes_the_noun_after_it_the_focus():
     assert question_analyse("What's the tallest fence allowed in a front yard?").facets[0].focus.key == "fenc"
 
 
+def test_a_bad_check_is_a_dishonored_one():
+    # ORS 165.065(2)(b)
+    rule = ("(b) Payment is refused by the drawee for lack of funds, upon presentation within 30 days "
+            "after the date of utterance, and the drawer fails to make good within 10 days after "
+            "receiving notice of refusal.")
+    analysis = question_analyse("My check bounced for insufficient funds. How many days do I get to pay "
+                                "it after the notice?")
+    assert sentence_relevance(analysis, rule).addressed == (0,)
+    bad = next(t for t in question_analyse("Is writing a bad check a crime?").topic if t.key == "bad check")
+    assert ("dishonor",) in bad.alternatives
+
+
 def test_a_jv_is_a_joint_venture():
     analysis = question_analyse("Who picks the JV's directors?")
     assert ("joint", "ventur") in next(t for t in analysis.topic if t.key == "jv").alternatives
