@@ -87,7 +87,8 @@ def _ends_with_abbreviation(piece: str) -> bool:
 _OPEN_END_RE = re.compile(r"[\w)]$")
 # A list label alone ("7.", "a.", "(iii)"), which pysbd cuts off when wide spacing follows
 # it ("7.        No fence shall …"): it belongs to the next piece.
-_BARE_LABEL_RE = re.compile(r"\(?(?:[0-9]{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)]|\((?:[0-9]{1,3}|[a-zA-Z]|[ivxlc]{1,5})\)")
+_BARE_LABEL_RE = re.compile(r"\(?(?:[0-9]{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,5})[.)]"
+                            r"|\((?:[0-9]{1,3}|[a-zA-Z]|[ivxlc]{1,5})\)")
 _LABEL_START_RE = re.compile(r"\((?:[a-z]{1,2}|[0-9]{1,3}|[ivxlc]{1,5}|[A-Z])\)(?:\(|\s+[a-z])")
 
 

@@ -301,7 +301,7 @@ advertise|advertisement|publish|publication|posted notice|notice of sale
 real estate|real property|realty|land
 decal|decals|sticker|stickers|emblem|logo|markings
 compared with|compared to|relative to|proportion|ratio|as large as|no larger than
-bounce|bounced|dishonored|dishonoured|insufficient funds|lack of funds|returned check|nsf|bad check|not be honored|not honored
+bounce|bounced|dishonored|insufficient funds|lack of funds|returned check|nsf|bad check|not honored
 pocket|earn|royalty|royalties|commission|per unit
 throw out|thrown out|toss|tossed|set aside|quash|vacate|dismiss
 empty|vacant|unoccupied|not in use|discontinued|ceased|idle

@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 from django.utils import timezone
 
-from ciq.text import content_terms, stem
+from ciq.text import stem
 from retrieval.models import Chunk
 from retrieval.question import Facet, FactKind, QuestionAnalysis, Term, question_analyse
 from retrieval.relevance import (

@@ -101,7 +101,8 @@ def test_only_firm_documents_are_weighed(contracts):
 OUTSOURCING = CORPUS_DIR / "private" / "cuad" / (
     "FerroglobePlc_20150624_F-4A_EX-10.20_9154746_EX-10.20_Outsourcing_Agreement.txt")
 # 12 CFR Part 1072 mentions "EIT" in passing, so a question's "EIT" alone would be a key term.
-PART_1072 = CORPUS_DIR / "federal" / "us-cfr-12" / "12cfr1072_enforcement_of_nondiscrimination_on_the_basis_of_d.txt"
+PART_1072 = CORPUS_DIR / "federal" / "us-cfr-12" / (
+    "12cfr1072_enforcement_of_nondiscrimination_on_the_basis_of_d.txt")
 
 
 def test_the_contracts_other_party_named_by_one_word_is_scope_not_a_key(db):

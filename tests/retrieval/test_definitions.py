@@ -5,7 +5,7 @@ documents."""
 
 import pytest
 
-from retrieval.definitions import definiendum, defines
+from retrieval.definitions import defines, definiendum
 from retrieval.question import question_analyse
 from retrieval.relevance import sentence_relevance
 
@@ -14,7 +14,8 @@ RESIDUALS = ("The term \"Residuals\" means any information retained in the unaid
              "receiving party's employees who have had access to the disclosing party's Confidential "
              "Information pursuant to the terms of this Agreement.")
 # Ray County zoning, accessory dwelling units (county/us-mo-ray/…)
-TYPICAL_USES = "Typical uses include a “mother-in-law” apartment, guest cottage or domestic employee quarters."
+TYPICAL_USES = ("Typical uses include a “mother-in-law” apartment, guest cottage or domestic employee "
+                "quarters.")
 
 
 @pytest.mark.parametrize("question, term", [

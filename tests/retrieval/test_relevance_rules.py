@@ -384,7 +384,8 @@ def test_a_rare_verb_of_the_question_does_not_outweigh_its_nouns():
     weights = dict(zip((t.key for t in analysis.facets[0].terms),
                        term_weights(analysis.facets[0].terms, idf), strict=True))
     # an everyday verb the lexicon does not know weighs like a support verb
-    assert weights["stuck"] == SUPPORT_VERB_SHARE * max(w for k, w in weights.items() if k not in ("stuck", "pai"))
+    nouns = max(w for k, w in weights.items() if k not in ("stuck", "pai"))
+    assert weights["stuck"] == SUPPORT_VERB_SHARE * nouns
     rule = "The justice shall give judgment against the complainant for the court costs of the action."
     assert sentence_relevance(analysis, rule, idf=idf).addressed == (0,)
     # A rare noun still weighs what it weighs: a payday lender is what the question is about.
@@ -456,7 +457,8 @@ def test_a_phrasal_verb_split_by_its_object_is_read_whole(question, meaning):
 
 
 def test_a_hyphenated_prefix_and_every_are_not_what_is_asked():
-    analysis = question_analyse("Does a lender have to re-investigate every time a consumer repeats a dispute?")
+    analysis = question_analyse("Does a lender have to re-investigate every time a consumer repeats a "
+                                "dispute?")
     stems = {s for t in analysis.topic for s in t.stems}
     assert {"investig", "disput"} <= stems and not {"re", "everi"} & stems
 

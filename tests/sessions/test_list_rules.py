@@ -5,8 +5,8 @@ exception, verified against its lead-in, and leads an answer about the thing it 
 
 import pytest
 
-from sessions.models import Outcome, RunStatus
 from retrieval.question import question_analyse
+from sessions.models import Outcome, RunStatus
 from sessions.services import session_ask
 from sessions.writer import Candidate, _states_value_of, subject_stems
 from tests.conftest import CORPUS_DIR, corpus_workspace_of
@@ -14,7 +14,8 @@ from verification.models import Verdict
 
 pytestmark = pytest.mark.django_db
 
-RAY_ZONING = CORPUS_DIR / "county" / "us-mo-ray-county" / "ray_county_planning_and_zoning_regulations_2005.txt"
+RAY_ZONING = CORPUS_DIR / "county" / "us-mo-ray-county" / (
+    "ray_county_planning_and_zoning_regulations_2005.txt")
 
 
 @pytest.fixture
@@ -32,10 +33,11 @@ def test_the_fence_rule_with_its_exception_is_supported(ray):
 
 def test_an_amount_question_leads_with_a_sentence_about_the_thing_it_measures():
     analysis = question_analyse("What's the tallest fence allowed in Ray County?")
-    rule = Candidate(None, 0, "No fence shall be constructed of a height greater than 8 feet.", frozenset(), 1.0)
-    gate = Candidate(None, 0, "For emergency purposes, a gate or other access shall be provided for all rear "
-                              "yards that are totally enclosed by a fence with a height greater than 30 inches.",
+    rule = Candidate(None, 0, "No fence shall be constructed of a height greater than 8 feet.",
                      frozenset(), 1.0)
+    gate = Candidate(None, 0, "For emergency purposes, a gate or other access shall be provided for all "
+                              "rear yards that are totally enclosed by a fence with a height greater than "
+                              "30 inches.", frozenset(), 1.0)
     assert subject_stems(rule.text) == {"fenc"} and subject_stems(gate.text) == set()
     assert _states_value_of(rule, analysis.facets[0]) and not _states_value_of(gate, analysis.facets[0])
 

@@ -518,7 +518,8 @@ FENCE_LIST = ("7.        No fence shall be constructed of a height greater than 
 def test_a_list_item_is_read_with_the_negated_lead_in_it_completes(item):
     # The Writer quotes a list's lead-in with one item; the item alone states no negation,
     # so read alone it "clashed" with the claim's "No fence shall".
-    found = _verify(f"No fence shall be constructed of a height greater than 8 feet, except: {item}.", FENCE_LIST)
+    found = _verify(f"No fence shall be constructed of a height greater than 8 feet, except: {item}.",
+                    FENCE_LIST)
     assert found.verdict == Verdict.SUPPORTED, found.reasoning
 
 
