@@ -185,6 +185,7 @@ noise|sound|loud|quiet hours
 sign|signs|signage|billboard
 fence|fences|hedge
 pet|pets|dog|dogs|cat|animal
+bee|bees|beehive|beehives|hive|hives|beekeeping|bee keeping|apiary
 parking|park a car|parked|vehicle storage
 fireworks|fireworks stand|pyrotechnic
 alcohol|liquor|beer|wine

@@ -121,6 +121,7 @@ SCAFFOLD = frozenset(stem(w) for w in """
     already first last past this next now soon one two three four five six seven eight nine ten
     big biggest way whole able people person persons onto
     tallest highest largest widest deepest longest smallest shortest lowest greatest enough
+    couple few several handful bunch near nearby
     spring summer autumn winter ago recently lately yesterday tomorrow
     isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't can't
     couldn't shouldn't wouldn't isn aren wasn weren hasn haven hadn doesn don didn couldn shouldn

@@ -466,6 +466,10 @@ def test_a_hyphenated_prefix_and_every_are_not_what_is_asked():
 @pytest.mark.parametrize("question, gone", [
     ("What's the tallest fence allowed in a front yard?", "tallest"),
     ("Is a 10-inch birch big enough to need a permit to cut?", "enough"),
+    # how many or how close in everyday words: the rule states the number or the distance
+    ("Can we keep a couple of goats in the backyard?", "coupl"),
+    ("A few neighbours complained about the noise. Can the county fine us?", "few"),
+    ("Can I park my trailer near the street?", "near"),
 ])
 def test_a_degree_word_names_the_asked_value_not_the_topic(question, gone):
     analysis = question_analyse(question)
@@ -486,6 +490,15 @@ def test_a_bad_check_is_a_dishonored_one():
     assert sentence_relevance(analysis, rule).addressed == (0,)
     bad = next(t for t in question_analyse("Is writing a bad check a crime?").topic if t.key == "bad check")
     assert ("dishonor",) in bad.alternatives
+
+
+def test_beehives_are_bees():
+    # Ray County zoning regulations, bee keeping
+    rule = ("It shall be unlawful to keep or harbor any bees except in agricultural zoned property "
+            "and then 50 feet from property lines.")
+    analysis = question_analyse("Can I keep a couple of beehives?")
+    assert any(("bee",) in t.alternatives for t in analysis.topic)
+    assert sentence_relevance(analysis, rule).addressed == (0,)
 
 
 def test_a_jv_is_a_joint_venture():
