@@ -258,7 +258,9 @@ def _verb_cap(term: Term, noun: float) -> float:
     return math.inf
 
 
-def _holds(term: Term, stems: set[str]) -> bool:
+def holds(term: Term, stems: Collection[str]) -> bool:
+    """Whether ``stems`` (a text's Porter stems) hold ``term`` in one of its phrasings
+    (``Term.alternatives``: every stem of one alternative)."""
     return any(all(s in stems for s in alt) for alt in term.alternatives)
 
 
@@ -280,9 +282,9 @@ def facet_coverage(facet: Facet, text: str, *, context: str = "",
     total = sum(weights)
     got = 0.0
     for term, weight in zip(facet.terms, weights, strict=True):
-        if term in said or _holds(term, stems):
+        if term in said or holds(term, stems):
             got += weight
-        elif _holds(term, context_stems):
+        elif holds(term, context_stems):
             got += CONTEXT_CREDIT * weight
     return got / total if total else 1.0
 
@@ -452,7 +454,7 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         defining = defines(text, facet.defines)
         if defining:
             c = max(c, ADDRESS_MIN)
-        focus = facet.focus is None or _holds(facet.focus, stems)
+        focus = facet.focus is None or holds(facet.focus, stems)
         # "What permits are needed…": naming the asked thing answers a which/what question
         # of obligation or permission; a deadline or an amount still needs its value.
         named = facet.focus is not None and focus and facet.kind in _NAMING_KINDS
@@ -469,15 +471,15 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         # it is still the clause's own.)
         topical = [t for t in facet.terms
                    if not t.told and not t.shared and not all(s.isdigit() for s in t.stems)]
-        own = not topical or defining or any(_holds(t, stems) for t in topical)
+        own = not topical or defining or any(holds(t, stems) for t in topical)
         required = facet.keys + ((facet.action,) if facet.action else ())
-        keyed = all(_holds(k, stems) or _holds(k, scope_stems) for k in required)
-        keyed = keyed and not any(_holds(t, contrary) for t in facet.terms if not t.told)
+        keyed = all(holds(k, stems) or holds(k, scope_stems) for k in required)
+        keyed = keyed and not any(holds(t, contrary) for t in facet.terms if not t.told)
         # "Does it have to keep paperwork on those purchases?": the purchases are the
         # situation's (cedar bought from the cutters), so an answer names one of its terms.
         told = [t for t in facet.terms if t.told]
         keyed = keyed and (not facet.refers_back or not told
-                           or any(_holds(t, stems) or _holds(t, context_stems) for t in told))
+                           or any(holds(t, stems) or holds(t, context_stems) for t in told))
         if (c < ADDRESS_MIN or not own) and slot and years_ok and focus and keyed:
             if not meaning:
                 near.append(i)
@@ -517,5 +519,5 @@ def meaning_coverage(question: str, facet: Facet, text: str, *, idf: Mapping[str
         surface = [w for w in words if stem(w.lower()) in term.stems]
         return bool(surface) and max(word_similarities(question, surface, text)) >= MEANING_MATCH
 
-    held = {t for t in facet.terms if _holds(t, stems) or said(t)}
+    held = {t for t in facet.terms if holds(t, stems) or said(t)}
     return facet_coverage(facet, text, idf=idf, stems=stems, context_stems=context_stems, said=held), held

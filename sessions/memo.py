@@ -61,6 +61,7 @@ from retrieval.relevance import (
     ASKS_ABOUT_MEETING_RE,
     DELIBERATIVE_TITLE_RE,
     facet_coverage,
+    holds,
     out_of_place,
 )
 from retrieval.search import RetrievedChunk
@@ -370,7 +371,7 @@ def _about(c: Candidate, issue: Issue, idf: dict[str, float]) -> bool:
     issue's head noun (any phrasing of it: "fine" for "penalty") and covers
     ``ADDRESS_MIN`` of the issue's weighted terms."""
     stems = c.terms  # the sentence's content stems, computed once per candidate
-    if issue.head is not None and not any(all(s in stems for s in alt) for alt in issue.head.alternatives):
+    if issue.head is not None and not holds(issue.head, stems):
         return False
     return facet_coverage(issue.facet, c.text, idf=idf, stems=stems, context_stems=set()) >= ADDRESS_MIN
 

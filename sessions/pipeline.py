@@ -46,7 +46,7 @@ from retrieval.models import Chunk
 from retrieval.places import Routing
 from retrieval.plan import question_plan
 from retrieval.question import QuestionAnalysis
-from retrieval.relevance import ASKS_ABOUT_MEETING_RE, DELIBERATIVE_TITLE_RE
+from retrieval.relevance import ASKS_ABOUT_MEETING_RE, DELIBERATIVE_TITLE_RE, holds
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.audit import turn_seal
 from sessions.critic import ACTIONS, CriticResult, critic_model, critic_rules
@@ -699,7 +699,7 @@ def suggested_followups(text: str, result: RetrievalResult,
             continue
         if analysis is not None:
             stems = set(content_terms(heading))
-            if not any(all(s in stems for s in alt) for t in topic for alt in t.alternatives):
+            if not any(holds(t, stems) for t in topic):
                 continue
             if DELIBERATIVE_TITLE_RE.search(chunk.document_title) and not meeting_question:
                 continue

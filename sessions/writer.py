@@ -26,7 +26,7 @@ from ciq.text import content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.meaning import prefetch, relevance_by_meaning
 from retrieval.question import YEAR_RE, Facet, FactKind, QuestionAnalysis, act_parties
-from retrieval.relevance import Relevance, other_district, out_of_place, sentence_relevance
+from retrieval.relevance import Relevance, holds, other_district, out_of_place, sentence_relevance
 from retrieval.search import RetrievedChunk
 from sessions.prompts.revision import Finding
 from verification.citations import CITE_RE
@@ -500,8 +500,7 @@ def _states_value_of(c: Candidate, facet: Facet) -> bool:
     are enclosed by a fence with a height greater than 30 inches")."""
     if facet.kind != FactKind.AMOUNT or facet.focus is None:
         return False
-    stems = subject_stems(c.text)
-    return any(all(s in stems for s in alt) for alt in facet.focus.alternatives)
+    return holds(facet.focus, subject_stems(c.text))
 
 
 def _coverage(c: Candidate, facet: int) -> float:
