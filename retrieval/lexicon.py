@@ -93,7 +93,7 @@ neighbor|neighbour|adjoining|adjacent|abutting|next door
 report|complain|complaint|tip off|notify|inform
 anonymous|anonymously|without identifying|without giving name|unidentified|confidential
 car|cars|vehicle|automobile|motor vehicle|truck|van|pickup|pickup truck
-junk|junked|inoperable|abandoned|wrecked|rusted|scrap|salvage|derelict
+junk|junked|inoperable|abandoned|wrecked|rusted|scrap|salvage|derelict|dead|broken down
 dispute|fight|disagreement|controversy|conflict|claim
 resolve|settle|settlement|arbitration|arbitrate|mediation|mediate
 resign|step down|quit|resignation|leave
@@ -153,6 +153,7 @@ tell|notify|inform|notice|advise|disclose
 confidential|sensitive|proprietary|secret|trade secret|confidential information
 phone|phone call|telephone|orally|oral|verbal|verbally
 send back|return|give back|hand back|destroy|get rid of|throw away|discard
+throw out|throw away|discard|dispose of|destroy|get rid of
 document|documents|materials|information|records|papers|copies
 tender offer|acquire|acquisition|buy shares|standstill|purchase securities
 competitor|rival|rival bidder|competing|third party|other bidder

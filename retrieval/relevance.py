@@ -137,7 +137,8 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
         r"|lawful|authori[sz]ed|entitled|exempt|need not|is not required|no person shall|forbidden"
-        r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of)\b"
+        r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of"
+        r"|(?:is|are|be|remains?) free to|at (?:its|his|her|their) (?:sole )?(?:option|discretion))\b"
         # "No fence shall be …", "The county does not accept …", "is not complete until …":
         # a prohibition of the thing, an authority's refusal, a condition.
         # (the thing may take a dozen words: "No kennel or outdoor boarding facility for more
@@ -181,8 +182,11 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
     # stories"), not the 75 feet between warning signs; a length, for an area is no height
     # ("1-story: 1,000 square feet" is a floor area).
     "height": HEIGHT_RE,
-    "percent": re.compile(r"\d\s*%|\bper ?cent\b|\b(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)"
-                          r"|\b\d+/\d+\b", re.I),
+    # A share of a whole; "one-half acre", "3/4 inch" are sizes.
+    "percent": re.compile(r"\d\s*%|\bper ?cent\b"
+                          r"|\b(?:(?:one|two|three)-(?:half|third|fourth|fifth|sixth|tenth)s?|\d+/\d+)\b"
+                          r"(?!\s*(?:-|of an? )?\s*(?:square|cubic|acres?|miles?|inch(?:es)?|feet|foot|yards?"
+                          r"|pounds?|hours?|days?|weeks?|months?|years?)\b)", re.I),
     **{unit: re.compile(rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+(?:business |calendar |school |working )?"
                         rf"{unit}s?\b", re.I) for unit in ("day", "week", "month", "year", "hour")},
     # A length of time ("how long"): a number of days, weeks …, or how long a rule lasts

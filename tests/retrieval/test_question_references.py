@@ -1,0 +1,118 @@
+"""How a question refers to what it asks about (issue 9; hand-written questions, not from
+any question set): "the city" of a question that names its town, "Is that …?" after a
+story, a share "of the lot", "off-limits", a plural possessive in a party's name, a
+question listed after another with a comma, and "at what point … treat it as"."""
+
+import pytest
+
+from retrieval.lexicon import alternatives
+from retrieval.places import question_route
+from retrieval.plan import question_plan
+from retrieval.question import FactKind, clause_unit, clauses, fact_kind, question_analyse
+from retrieval.relevance import UNIT_PATTERNS, sentence_relevance, slot_present
+from sessions.models import RunStatus
+from sessions.services import session_ask
+from tests.conftest import CORPUS_DIR, corpus_workspace_of
+
+BOTTLING_NDA = CORPUS_DIR / "private" / "contractnli" / "cnli_012_183.txt"
+
+
+def topic_keys(analysis) -> set[str]:
+    return {t.key for f in analysis.facets for t in f.terms}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("question, word", [
+    ("We want to move an old farmhouse onto a lot in Rivergrove. What will the city require first?", "citi"),
+    ("Does Ray County let me keep a camper in my yard, and what does the county charge for that?", "counti"),
+])
+def test_the_city_or_county_of_a_question_that_names_it_is_its_scope(demo_workspace, question, word):
+    analysis, routing = question_plan(question, workspace=demo_workspace)
+    assert routing.local, "the named place confines the question"
+    assert word not in topic_keys(analysis)
+
+
+@pytest.mark.django_db
+def test_a_body_of_the_city_is_not_the_city_itself(demo_workspace):
+    routing = question_route("In Rivergrove, when does the city council meet?", workspace=demo_workspace)
+    assert "city" not in [n.lower() for n in routing.names]
+
+
+def test_is_that_after_a_story_refers_back_to_it():
+    analysis = question_analyse("A breeder sedated a puppy before selling it so it would seem calm. "
+                                "Is that a crime of its own?")
+    assert analysis.facets[0].refers_back
+    idf = {"crime": 4.0, "law": 1.5, "breeder": 5.0, "sedat": 6.0, "puppi": 6.0, "sell": 2.0,
+           "seem": 1.0, "calm": 4.0, "aircraft": 5.0, "misdemeanor": 4.0}
+    aircraft = "The offense described in ORS 837.080, prohibited operation of an aircraft, is a crime."
+    assert sentence_relevance(analysis, aircraft, idf=idf).addressed == ()
+    sale = "A person commits the crime of selling a sedated animal if the buyer is not told."
+    assert sentence_relevance(analysis, sale, idf=idf).addressed == (0,)
+
+
+def test_a_share_of_the_lot_asks_for_a_percentage():
+    clause = "What's the most of the lot that buildings are allowed to cover"
+    assert clause_unit(clause, fact_kind(clause)) == "percent"
+    percent = UNIT_PATTERNS["percent"]
+    assert percent.search("Buildings shall not cover more than 40% of the lot.")
+    assert percent.search("upon a remonstrance by the owners of two-thirds of the property")
+    # a fraction of a unit is a size, not a share
+    assert not percent.search("on a lot of one-half acre or less")
+    assert not percent.search("a sign not exceeding one and one-half square feet in area")
+
+
+def test_off_limits_asks_whether_it_is_allowed_not_about_a_limit():
+    analysis = question_analyse("The seller signed a non-compete. Its investment desk now wants to buy "
+                                "shares of a homebuilder. Is that off-limits?")
+    assert analysis.facets[0].kind == FactKind.PERMISSION
+    assert "limit" not in topic_keys(analysis)
+
+
+def test_how_long_a_restriction_runs_is_the_period_asked():
+    analysis = question_analyse("How long does the non-solicitation restriction run?")
+    assert analysis.facets[0].unit == "period"
+    assert "run" not in topic_keys(analysis)
+    assert "run" in topic_keys(question_analyse("How long can I run a yard sale sign?"))
+
+
+def test_free_to_do_a_thing_says_whether_it_may_be_done():
+    assert slot_present(FactKind.PERMISSION, "After three years the supplier is free to dispose of it.")
+    assert slot_present(FactKind.PERMISSION, "Licensee may, at its sole option, renew the term.")
+
+
+def test_throwing_out_papers_is_disposing_of_them_and_a_dead_car_is_inoperable():
+    throw = set(alternatives(("throw",)))
+    assert {("dispos",), ("discard",), ("dismiss",)} <= throw  # a paper's sense and a court's
+    assert ("inoper",) in alternatives(("dead",))
+
+
+def test_a_question_listed_after_another_with_a_comma_is_a_clause_of_its_own():
+    assert clauses("At what point does the county treat it as junk, where would he be allowed to keep "
+                   "it, and can I file a complaint?") == [
+        "At what point does the county treat it as junk", "where would he be allowed to keep it",
+        "can I file a complaint"]
+    # a relative clause or an aside is not a question
+    assert len(clauses("Can the tenant, when the lease ends, keep the deposit?")) == 1
+    assert len(clauses("Can the landlord, who never gave notice, keep the deposit?")) == 1
+
+
+@pytest.mark.parametrize("clause, kind", [
+    ("At what point does the county treat a car as abandoned", FactKind.DEFINITION),
+    ("What makes the county regard a trailer as a dwelling", FactKind.DEFINITION),
+    ("At what point does a lender have to report its loans quarterly", FactKind.AMOUNT),
+])
+def test_treated_as_asks_what_counts_as_one(clause, kind):
+    assert fact_kind(clause) == kind
+
+
+@pytest.mark.django_db
+def test_a_plural_possessive_party_finds_its_contract_and_its_disposal_rule():
+    workspace = corpus_workspace_of("Bottling", BOTTLING_NDA)
+    question = ("We used Brooks' Bottling as our co-packer for a hot sauce line and ended the relationship "
+                "last year. We never asked them to send back our recipes. Can they just throw them out?")
+    _, routing = question_plan(question, workspace=workspace)
+    assert routing.documents, "the party's name, a plural possessive, should find its contract"
+    turn = session_ask(workspace=workspace, question=question)
+    assert turn.status == RunStatus.COMPLETED, turn.error
+    assert turn.outcome == "answered"
+    assert "three (3) years" in turn.answer_markdown and "dispose" in turn.answer_markdown
