@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -75,6 +76,9 @@ class Budget:
     state_cap: int
     merged_cap: int
     keep: int
+    # A lane with fewer candidates than its cap leaves the rest to the other lane (Draft:
+    # a memo on federal or state law alone keeps 15 chunks, not the state lane's 5).
+    share_caps: bool = False
 
     @classmethod
     def for_mode(cls, mode: str) -> Budget:
@@ -93,6 +97,7 @@ class Budget:
             state_cap=settings.STATE_CONTEXT_CAP,
             merged_cap=min(settings.MERGED_CONTEXT_CAP, retrieve),
             keep=settings.DRAFT_KEEP_K if draft else settings.ANSWER_KEEP_K,
+            share_caps=draft,
         )
 
     @classmethod
@@ -310,14 +315,24 @@ def with_first_stage(reranked: Sequence[RetrievedChunk], first_stage: Sequence[R
     return chosen[:keep - len(missing)] + missing if missing else chosen
 
 
-def _lane_capped(chunks: list[RetrievedChunk], caps: dict[str, int]) -> list[RetrievedChunk]:
-    """``chunks`` in order, at most ``caps[lane]`` of each lane (no caps: all)."""
+def _lane_capped(chunks: list[RetrievedChunk], caps: dict[str, int], *,
+                 share: bool = False) -> list[RetrievedChunk]:
+    """``chunks`` in order, at most ``caps[lane]`` of each lane (no caps: all). With
+    ``share`` a lane that has fewer candidates than its cap leaves the rest of it to the
+    other lane (``Budget.share_caps``: Draft keeps 15 chunks, DESIGN.md "retrieve", and a
+    memo on federal law alone had the state lane's 5). Answer mode keeps the fixed caps:
+    sharing them cost two right answers of 206 over our question sets and gained none."""
     if not caps:
         return chunks
+    limits = dict(caps)
+    if share:
+        available = Counter(chunk.lane for chunk in chunks)
+        unused = {lane: max(0, cap - available[lane]) for lane, cap in caps.items()}
+        limits = {lane: cap + sum(unused.values()) - unused[lane] for lane, cap in caps.items()}
     taken: dict[str, int] = {}
     kept = []
     for chunk in chunks:
-        if taken.get(chunk.lane, 0) < caps.get(chunk.lane, len(chunks)):
+        if taken.get(chunk.lane, 0) < limits.get(chunk.lane, len(chunks)):
             taken[chunk.lane] = taken.get(chunk.lane, 0) + 1
             kept.append(chunk)
     return kept
@@ -414,7 +429,7 @@ def chunks_retrieve(
     floor = MIN_RELATIVE_SIMILARITY * max((c.similarity for c in candidates), default=0.0)
     ranked = sorted((c for c in candidates if c.similarity >= floor and c.similarity > 0),
                     key=lambda c: (-c.score, -c.bm25))
-    merged = _lane_capped(_dedupe(ranked), caps)[: budget.merged_cap]
+    merged = _lane_capped(_dedupe(ranked), caps, share=budget.share_caps)[: budget.merged_cap]
     chosen = merged[: budget.keep]
     if analysis is not None:
         chosen = with_first_stage(chosen, _dedupe([c for c in candidates if c.similarity > 0]),

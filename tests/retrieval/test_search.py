@@ -41,9 +41,24 @@ def test_lanes_respect_their_caps(demo_workspace):
     )
     local = [c for c in result.chunks if c.lane == Lane.LOCAL]
     state = [c for c in result.chunks if c.lane == Lane.STATE]
-    assert len(local) <= 10 and len(state) <= 5
+    assert len(local) <= 10 and len(state) <= 5 + max(0, 10 - len(local))
     assert result.lanes["local"]["kept"] == len(local)
     assert result.lanes["state"]["kept"] == len(state)
+
+
+def test_a_draft_on_federal_law_alone_fills_its_context_from_the_state_lane(demo_workspace):
+    """The lane caps share the context between local and state law; with no local
+    candidate the state lane takes the rest (Draft keeps 15), while Answer mode keeps
+    the state lane's cap of 5."""
+    question = "Draft a memo on how a state applies for an exemption from the debt collection rules"
+    analysis, _ = question_plan(question, workspace=demo_workspace, draft=True)
+    draft = chunks_retrieve(question, workspace=demo_workspace, jurisdictions=["US"],
+                            budget=Budget.for_mode("draft"), analysis=analysis)
+    assert {c.lane for c in draft.chunks} == {Lane.STATE}
+    assert len(draft.chunks) > 5
+    answer = chunks_retrieve(question, workspace=demo_workspace, jurisdictions=["US"],
+                             budget=Budget.for_mode("answer"), analysis=analysis)
+    assert len(answer.chunks) <= 5
 
 
 def test_a_town_target_draws_town_chunks_locally_and_state_and_federal_statewide(demo_workspace):
