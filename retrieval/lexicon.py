@@ -40,7 +40,7 @@ AS_WRITTEN_ONLY = frozenset(
     "|paid off|pay for|pay within|more time|each year|once a year|which court|heads up|heads-up"
     "|step down|take down|take out|go up|put in|hand over|be issued|after the fact|have in place"
     "|get out of|pull out of|on the hook|as large as|relative to|closed off|in writing|tip off"
-    "|demand for documents|look into".split("|"))
+    "|demand for documents|look into|move out".split("|"))
 # Negations are stopwords too, so a negated phrase of one content word has that word's
 # stem, which says its opposite: "without authorization" would be "author" (as in "Health
 # Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where
@@ -154,6 +154,7 @@ confidential|sensitive|proprietary|secret|trade secret|confidential information
 phone|phone call|telephone|orally|oral|verbal|verbally
 send back|return|give back|hand back|destroy|get rid of|throw away|discard
 throw out|throw away|discard|dispose of|destroy|get rid of
+vacate|move out|surrender possession|quit the premises
 document|documents|materials|information|records|papers|copies
 tender offer|acquire|acquisition|buy shares|standstill|purchase securities
 competitor|rival|rival bidder|competing|third party|other bidder

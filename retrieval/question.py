@@ -463,6 +463,10 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     # "Is that off-limits?" asks whether it is allowed, as "Is that legal?" does; no limit
     # is asked.
     (re.compile(r"\boff[- ]limits\b", re.I), "allowed"),
+    # "What does the agreement treat as protected information?", "when does the county
+    # regard it as junk": the verb frames a definition question ("counts as").
+    (re.compile(r"\b(?:treat|treats|treated|regard|regards|regarded|deem|deems|deemed)\b"
+                r"(?=(?:\s+\w+){0,2}\s+as\b)", re.I), ""),
     # "How long does the restriction run / last / stay in force?": the verb says it lasts,
     # which the period asked stands for.
     # ("How long can I run a sale?" runs a sale.)
@@ -1030,7 +1034,10 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         for term in situation_terms:
             if term.key not in own:
                 shared.setdefault(term.key, term.weighted(SITUATION_WEIGHT, told=True))
-        result.append(replace(facet, terms=facet.terms + tuple(shared.values())))
+        # A later clause shares the first clause's topic, and so its pointing back to the
+        # story: "Is that a crime, and what class?" asks the class of *that* crime.
+        refers_back = facet.refers_back or bool(i and facets[0].refers_back)
+        result.append(replace(facet, terms=facet.terms + tuple(shared.values()), refers_back=refers_back))
     years = tuple(dict.fromkeys(YEAR_RE.findall(question)))
     codes = tuple(dict.fromkeys(DISTRICT_CODE_RE.findall(question)))
     return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),

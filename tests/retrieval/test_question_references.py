@@ -116,3 +116,38 @@ def test_a_plural_possessive_party_finds_its_contract_and_its_disposal_rule():
     assert turn.status == RunStatus.COMPLETED, turn.error
     assert turn.outcome == "answered"
     assert "three (3) years" in turn.answer_markdown and "dispose" in turn.answer_markdown
+
+
+def test_a_later_clause_points_back_to_the_story_as_the_first_does():
+    analysis = question_analyse("A breeder sedated a puppy before selling it so it would seem calm. "
+                                "Is that a crime of its own, and what class?")
+    assert [f.refers_back for f in analysis.facets] == [True, True]
+    idf = {"crime": 4.0, "class": 3.0, "breeder": 5.0, "sedat": 6.0, "puppi": 6.0, "sell": 2.0,
+           "seem": 1.0, "calm": 4.0, "aircraft": 5.0, "misdemeanor": 4.0}
+    aircraft = ("The offense described in ORS 837.080, prohibited operation of an aircraft, "
+                "is a Class B misdemeanor.")
+    assert sentence_relevance(analysis, aircraft, idf=idf).addressed == ()
+
+
+def test_the_verb_of_treated_as_frames_the_question():
+    analysis = question_analyse("What does the agreement treat as protected information?")
+    assert analysis.facets[0].kind == FactKind.DEFINITION
+    assert "treat" not in topic_keys(analysis) and "protect" in topic_keys(analysis)
+    assert "treat" in topic_keys(question_analyse("How must the landlord treat the deposit?"))
+
+
+def test_moving_out_is_vacating_and_a_lessee_of_goods_does_not_answer_it():
+    analysis = question_analyse("How many days does a tenant in Oregon have to move out after a notice "
+                                "for unpaid rent?")
+    facet = analysis.facets[0]
+    assert facet.action is not None and ("vacat",) in facet.action.alternatives
+    idf = {"tenant": 5.0, "move": 3.0, "unpaid": 5.0, "rent": 4.0, "notic": 1.5, "oregon": 1.0,
+           "lesse": 4.0, "vacat": 4.0}
+    goods = ("A lessee who has paid a part of the rent may recover the goods if the lessor becomes "
+             "insolvent within 10 days after receipt of the first installment of unpaid rent.")
+    assert sentence_relevance(analysis, goods, idf=idf).addressed == ()
+    vacate = "A tenant who receives a notice for unpaid rent shall vacate the premises within 10 days."
+    assert sentence_relevance(analysis, vacate, idf=idf).addressed == (0,)
+    # "move" alone is no vacating: a house moved onto a lot
+    assert ("vacat",) not in {a for t in question_analyse("Can I move a house onto my lot?").topic
+                              for a in t.alternatives}
