@@ -155,6 +155,7 @@ phone|phone call|telephone|orally|oral|verbal|verbally
 send back|return|give back|hand back|destroy|get rid of|throw away|discard
 throw out|throw away|discard|dispose of|destroy|get rid of
 vacate|move out|surrender possession|quit the premises
+peremptory challenge|peremptory|without giving a reason|without giving any reason|without stating a reason
 document|documents|materials|information|records|papers|copies
 tender offer|acquire|acquisition|buy shares|standstill|purchase securities
 competitor|rival|rival bidder|competing|third party|other bidder
@@ -230,7 +231,7 @@ breach|violate|violation|break the agreement|default
 cure period|cure|fix the breach|remedy the default|opportunity to cure
 force majeure|act of god|beyond control|unforeseeable event
 payment terms|net 30|invoice due|pay within|payment due
-late fee|late charge|penalty for late payment|interest on overdue
+late fee|late charge|penalty for late payment|interest on overdue|paying late|pay late|late payment
 minimum purchase|minimum order|purchase commitment|quota
 exclusive territory|territory|region|area of sale
 sublease|sublet|rent out to someone else
@@ -329,7 +330,7 @@ worth|value|market value|real market value|valued at
 sold|sell|sale
 bring|brought|bringing
 cutoff|time limit|limitation period|limitations period|statute of limitations|time bar|time-barred
-hold off|put on hold|suspend|suspension|defer|postpone
+hold off|put on hold|suspend|suspension|defer|postpone|delay|halt
 end|ends|ended|terminate|terminates|terminated|termination
 revert|reverts|reversion|go back|goes back|revert back
 """.strip()

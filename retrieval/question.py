@@ -463,6 +463,8 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     # "Is that off-limits?" asks whether it is allowed, as "Is that legal?" does; no limit
     # is asked.
     (re.compile(r"\boff[- ]limits\b", re.I), "allowed"),
+    # "Can we stop it, or at least delay it?": a hedge, not a minimum.
+    (re.compile(r"\bor at (?:the )?(?:very )?least\b", re.I), "or"),
     # "What does the agreement treat as protected information?", "when does the county
     # regard it as junk": the verb frames a definition question ("counts as").
     (re.compile(r"\b(?:treat|treats|treated|regard|regards|regarded|deem|deems|deemed)\b"
@@ -471,8 +473,8 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     # which the period asked stands for.
     # ("How long can I run a sale?" runs a sale.)
     (re.compile(r"(\bhow long\b[^?.;,]{0,60}?)\b(?:run|runs|last|lasts|(?:stay|stays|remain|remains)"
-                r" in (?:force|effect|place))\b"
-                r"(?=\s*(?:[?.;,]|$|(?:and|after|once|from|if|unless|when|before)\b))",
+                r" (?:in (?:force|effect|place)|good|valid|effective))\b"
+                r"(?=\s*(?:[?.;,]|$|(?:and|after|once|from|if|unless|when|before|for)\b))",
                 re.I), r"\1"),
 )
 
@@ -909,6 +911,11 @@ def action_term(clause: str, terms: Sequence[Term],
     extra = [alt for p in particles for alt in alternatives((verb_stem, p))]
     extra += [alt for t in terms if t is not term and any(verb_stem in a for a in t.alternatives)
               for alt in t.alternatives]
+    # "Can we stop or delay it?": either act answers, so the act is said in the other's words too.
+    other = re.search(rf"\b{re.escape(verb)}\w*\s+or\s+((?:\w+\s+){{0,2}}\w+)", clause, re.I)
+    if other:
+        after = {stem(w.lower()) for w in other.group(1).split()}
+        extra += [alt for t in terms if t is not term and after & set(t.stems) for alt in t.alternatives]
     action = Term(term.stems, tuple(dict.fromkeys(term.alternatives + tuple(extra))), term.weight, term.told)
     rest = tuple(action if t is term else t for t in terms if len(t.stems) > 1 or t.stems[0] not in particles)
     return action, rest

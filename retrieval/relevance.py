@@ -133,7 +133,8 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         rf"|\b{VALUE_NUMBER}[\s-]+(?:million|billion|thousand)\b|{CURRENCY}|{CENTS}"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
         rf"|\b(?!an?\b){VALUE_NUMBER}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
-        r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?)\b", re.I),
+        r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?|challenges|jurors|witnesses"
+        r"|votes)\b", re.I),
     FactKind.PERMISSION: re.compile(
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
         r"|lawful|authori[sz]ed|entitled|exempt|need not|is not required|no person shall|forbidden"

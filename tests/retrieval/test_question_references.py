@@ -151,3 +151,34 @@ def test_moving_out_is_vacating_and_a_lessee_of_goods_does_not_answer_it():
     # "move" alone is no vacating: a house moved onto a lot
     assert ("vacat",) not in {a for t in question_analyse("Can I move a house onto my lot?").topic
                               for a in t.alternatives}
+
+
+def test_striking_a_juror_without_a_reason_is_a_peremptory_challenge():
+    analysis = question_analyse("In a justice court jury trial, how many jurors can each side strike "
+                                "without giving a reason?")
+    rule = ("Each party may take challenges for cause and two peremptory challenges, except that when the "
+            "jury is selected in another manner, as to any juror so selected, neither party may take a "
+            "peremptory challenge.")
+    idf = {"justic": 3.8, "court": 2.3, "juri": 4.9, "trial": 4.1, "juror": 7.2, "parti": 1.3,
+           "strike": 5.4, "give": 2.6, "reason": 1.4, "peremptori": 6.0}
+    assert slot_present(FactKind.AMOUNT, rule)  # "two peremptory challenges" is a count
+    context = "ORS Chapter 156 — Justice Courts\nTrial by jury in justice court"
+    assert sentence_relevance(analysis, rule, context=context, idf=idf).addressed == (0,)
+
+
+def test_either_of_two_acts_joined_by_or_answers_the_question():
+    analysis = question_analyse("The city wants to pave our street and bill the lots along it. Can we "
+                                "stop or at least delay it?")
+    facet = analysis.facets[0]
+    assert "least" not in topic_keys(analysis)  # "or at least" hedges, it asks no minimum
+    assert facet.action is not None and ("suspend",) in facet.action.alternatives
+    rule = ("Action on any proposed public improvement, except a sidewalk, shall be suspended for six "
+            "months upon a remonstrance by the owners of two-thirds of the land to be specially assessed.")
+    idf = {"stop": 4.3, "delai": 3.5, "pave": 3.0, "street": 2.0, "bill": 2.0, "lot": 1.5, "along": 1.0,
+           "suspend": 4.0}
+    assert sentence_relevance(analysis, rule, idf=idf).addressed == (0,)
+
+
+def test_paying_late_is_a_late_payment_and_staying_good_is_lasting():
+    assert ("late", "fee") in alternatives(("pai", "late"))
+    assert "good" not in topic_keys(question_analyse("How long does an opt-out request stay good for?"))
