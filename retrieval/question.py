@@ -473,7 +473,7 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     # which the period asked stands for.
     # ("How long can I run a sale?" runs a sale.)
     (re.compile(r"(\bhow long\b[^?.;,]{0,60}?)\b(?:run|runs|last|lasts|(?:stay|stays|remain|remains)"
-                r" (?:in (?:force|effect|place)|good|valid|effective))\b"
+                r" in (?:force|effect|place))\b"
                 r"(?=\s*(?:[?.;,]|$|(?:and|after|once|from|if|unless|when|before|for)\b))",
                 re.I), r"\1"),
 )
