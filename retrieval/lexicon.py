@@ -40,7 +40,8 @@ AS_WRITTEN_ONLY = frozenset(
     "|paid off|pay for|pay within|more time|each year|once a year|which court|heads up|heads-up"
     "|step down|take down|take out|go up|put in|hand over|be issued|after the fact|have in place"
     "|get out of|pull out of|on the hook|as large as|relative to|closed off|in writing|tip off"
-    "|demand for documents|look into|move out".split("|"))
+    "|demand for documents|look into|move out|broken down|without giving a reason|without giving any reason"
+    "|without stating a reason".split("|"))
 # Negations are stopwords too, so a negated phrase of one content word has that word's
 # stem, which says its opposite: "without authorization" would be "author" (as in "Health
 # Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where
@@ -93,7 +94,7 @@ neighbor|neighbour|adjoining|adjacent|abutting|next door
 report|complain|complaint|tip off|notify|inform
 anonymous|anonymously|without identifying|without giving name|unidentified|confidential
 car|cars|vehicle|automobile|motor vehicle|truck|van|pickup|pickup truck
-junk|junked|inoperable|abandoned|wrecked|rusted|scrap|salvage|derelict|dead|broken down
+junk|junked|inoperable|abandoned|wrecked|rusted|scrap|salvage|derelict|dead vehicle|dead car|broken down
 dispute|fight|disagreement|controversy|conflict|claim
 resolve|settle|settlement|arbitration|arbitrate|mediation|mediate
 resign|step down|quit|resignation|leave
@@ -153,7 +154,7 @@ tell|notify|inform|notice|advise|disclose
 confidential|sensitive|proprietary|secret|trade secret|confidential information
 phone|phone call|telephone|orally|oral|verbal|verbally
 send back|return|give back|hand back|destroy|get rid of|throw away|discard
-throw out|throw away|discard|dispose of|destroy|get rid of
+throw out|dispose of|discard|destroy
 vacate|move out|surrender possession|quit the premises
 peremptory challenge|peremptory|without giving a reason|without giving any reason|without stating a reason
 document|documents|materials|information|records|papers|copies

@@ -275,7 +275,7 @@ def _names(question: str) -> list[str]:
     capitalised too), possessives removed, a plural's too ("Brooks' Bottling" is the
     name "Brooks Bottling")."""
     names = []
-    text = re.sub(r"['’]s\b|(?<=s)['’](?=\s)", "", question)
+    text = re.sub(r"['’]s\b|(?<=[sS])['’](?=\s)", "", question)
     for at, name in _split_at_sentence_ends(_NAME_RE.finditer(text)):
         words = name.split()
         while words and words[0].lower() in _NOT_NAMES:

@@ -47,6 +47,15 @@ class FactKind(StrEnum):
 
 # Cues, tried in this order on each clause (the first that matches names the kind).
 # A "how much notice/time" question asks for a period, so deadline cues come first.
+# "What does the agreement treat as protected information?", "At what point does the
+# county regard an old car parked on the street as abandoned?": a question word, then a
+# verb of treating something as something, asks what counts as one (a definition); "Can
+# the landlord treat me as a trespasser?" asks a permission.
+_TREATING_ASKED = r"\b(?:what|when|which|at what point)\b[^?.;]{0,60}?"
+_TREATING_VERB = (r"\b(?:treat|treats|treated|regard|regards|regarded|deem|deems|deemed)\b"
+                  r"(?=[^?.;]{0,60}?\bas\b)")
+_TREATED_AS = _TREATING_ASKED + _TREATING_VERB
+
 _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
     (FactKind.DEADLINE, re.compile(
         r"\bhow (?:long|soon|quickly|fast|often|frequently|many (?:days|weeks|months|years|hours"
@@ -79,14 +88,14 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bwhat(?:'s| is| are| was)? the (?:biggest|largest|smallest|widest|deepest|tallest|highest)\b"
         # ("At what point does the county treat it as a dead vehicle?" asks what counts as one.)
         r"|\bat what (?:size|amount|point|level)\b"
-        r"(?!.{0,60}\b(?:treat|regard|deem)(?:s|ed)? (?:\w+ ){0,2}as\b)"
+        rf"(?![^?.;]{{0,60}}?{_TREATING_VERB})"
         r"|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
         r"|ceiling)\b|\bwhat (?:does|did|do|will|would|can|could) .{1,60} (?:charge|cost|pay|owe|bill)\b"
-        r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|\bthe (?:most|least)\b"
+        r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|(?<!\bat )\bthe (?:most|least)\b"
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
-        r"|\b(?:treat|regard|deem)(?:s|ed)? (?:\w+ ){0,2}as\b"
+        rf"|{_TREATED_AS}"
         r"|\bwhat (?:has|needs) to happen\b.{0,60}\b(?:counts?|qualif(?:y|ies)) as\b"
         r"|\bwhat makes (?:\w+ ){1,4}(?:count|qualify) as\b"
         r"|\bdefin(?:e|ed|ition)\b|\bwhat is (?:a|an) [\w -]{1,40}\?|\bwhat kinds? of\b"
@@ -467,8 +476,7 @@ _SET_PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"\bor at (?:the )?(?:very )?least\b", re.I), "or"),
     # "What does the agreement treat as protected information?", "when does the county
     # regard it as junk": the verb frames a definition question ("counts as").
-    (re.compile(r"\b(?:treat|treats|treated|regard|regards|regarded|deem|deems|deemed)\b"
-                r"(?=(?:\s+\w+){0,2}\s+as\b)", re.I), ""),
+    (re.compile(rf"({_TREATING_ASKED}){_TREATING_VERB}", re.I), r"\1"),
     # "How long does the restriction run / last / stay in force?": the verb says it lasts,
     # which the period asked stands for.
     # ("How long can I run a sale?" runs a sale.)
@@ -912,10 +920,11 @@ def action_term(clause: str, terms: Sequence[Term],
     extra += [alt for t in terms if t is not term and any(verb_stem in a for a in t.alternatives)
               for alt in t.alternatives]
     # "Can we stop or delay it?": either act answers, so the act is said in the other's words too.
-    other = re.search(rf"\b{re.escape(verb)}\w*\s+or\s+((?:\w+\s+){{0,2}}\w+)", clause, re.I)
+    other = re.search(rf"\b{re.escape(verb)}\w*(?:\s+\w+){{0,3}}?,?\s+or\s+"
+                      r"(?:at\s+(?:the\s+)?(?:very\s+)?least\s+)?(\w+)", clause, re.I)
     if other:
-        after = {stem(w.lower()) for w in other.group(1).split()}
-        extra += [alt for t in terms if t is not term and after & set(t.stems) for alt in t.alternatives]
+        said = stem(other.group(1).lower())
+        extra += [alt for t in terms if t is not term and said in t.stems for alt in t.alternatives]
     action = Term(term.stems, tuple(dict.fromkeys(term.alternatives + tuple(extra))), term.weight, term.told)
     rest = tuple(action if t is term else t for t in terms if len(t.stems) > 1 or t.stems[0] not in particles)
     return action, rest
@@ -962,12 +971,12 @@ def split_situation(question: str) -> tuple[str, str]:
 
 # A question listed after another with a comma only ("At what point does the county
 # treat it as junk, where would he be allowed to keep it, and …"): a question word with
-# its verb, or a verb with its subject ("…, can I file …"); not a relative clause ("the
-# tenant, who has not …", "the tenant, when the lease ends, …").
+# its verb. Not a relative clause ("the tenant, when the lease ends, …"), nor a verb with
+# its subject, which follows an aside as often ("What permits, if any, do I need …",
+# "How long, in days, does the tenant have …").
 _LISTED_QUESTION_RE = re.compile(
     r",\s+(?=(?:how|what|when|where|whether)\s+(?:does|do|did|is|are|was|were|would|will|can|could|should|must"
-    r"|much|many|long|often|soon)\b|(?:is|are|can|could|does|do|did|will|would|must|should)\s+(?:i|we|you|he"
-    r"|she|they|it|there|that|this|the|a|an|my|our|your|his|her|their)\b)", re.I)
+    r"|much|many|long|often|soon)\b)", re.I)
 
 # "At what point …", "Under which section …", "By when …": a question opened by a preposition.
 _PREPOSITION_ASKING_RE = re.compile(

@@ -139,7 +139,9 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:may|may not|shall not|must not|cannot|can|prohibited|permitted|allowed|not allowed|unlawful"
         r"|lawful|authori[sz]ed|entitled|exempt|need not|is not required|no person shall|forbidden"
         r"|restricted|only if|unless|except|commits? (?:the |an? )?(?:crime|offense|offence)|is guilty of"
-        r"|(?:is|are|be|remains?) free to|at (?:its|his|her|their) (?:sole )?(?:option|discretion))\b"
+        # ("is free to dispose of"; "is free to residents" is a price)
+        r"|(?:is|are|be|remains?) free to(?! (?:the|all|any|residents?|members?|public|everyone|anyone)\b)"
+        r"|at (?:its|his|her|their) (?:sole )?(?:option|discretion))\b"
         # "No fence shall be …", "The county does not accept …", "is not complete until …":
         # a prohibition of the thing, an authority's refusal, a condition.
         # (the thing may take a dozen words: "No kennel or outdoor boarding facility for more

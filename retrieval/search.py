@@ -384,7 +384,7 @@ def chunks_retrieve(
     expansion = analysis.expansion_text() if analysis is not None else ""
     lane_hits = _run_lanes(index, text, workspace.pk, specs, documents=documents,
                            expansion=expansion)
-    if analysis is None:  # no rerank: the lanes are capped by the index's ranking
+    if analysis is None and not budget.share_caps:  # no rerank: the lanes are capped by the index's ranking
         lane_hits = [hits[:cap] for hits, cap in
                      zip(lane_hits, list(caps.values()) or [budget.merged_cap], strict=True)]
 

@@ -78,12 +78,14 @@ def test_how_long_a_restriction_runs_is_the_period_asked():
 def test_free_to_do_a_thing_says_whether_it_may_be_done():
     assert slot_present(FactKind.PERMISSION, "After three years the supplier is free to dispose of it.")
     assert slot_present(FactKind.PERMISSION, "Licensee may, at its sole option, renew the term.")
+    assert not slot_present(FactKind.PERMISSION, "Admission to the pool is free to residents.")  # a price
 
 
 def test_throwing_out_papers_is_disposing_of_them_and_a_dead_car_is_inoperable():
     throw = set(alternatives(("throw",)))
     assert {("dispos",), ("discard",), ("dismiss",)} <= throw  # a paper's sense and a court's
-    assert ("inoper",) in alternatives(("dead",))
+    assert ("inoper",) in alternatives(("dead", "vehicl"))
+    assert ("inoper",) not in alternatives(("dead",))  # a dead tree is no junk car
 
 
 def test_a_question_listed_after_another_with_a_comma_is_a_clause_of_its_own():
@@ -94,6 +96,8 @@ def test_a_question_listed_after_another_with_a_comma_is_a_clause_of_its_own():
     # a relative clause or an aside is not a question
     assert len(clauses("Can the tenant, when the lease ends, keep the deposit?")) == 1
     assert len(clauses("Can the landlord, who never gave notice, keep the deposit?")) == 1
+    assert len(clauses("What permits, if any, do I need to build a deck?")) == 1
+    assert len(clauses("How long, in days, does the tenant have to move out?")) == 1
 
 
 @pytest.mark.parametrize("clause, kind", [
@@ -103,6 +107,13 @@ def test_a_question_listed_after_another_with_a_comma_is_a_clause_of_its_own():
 ])
 def test_treated_as_asks_what_counts_as_one(clause, kind):
     assert fact_kind(clause) == kind
+
+
+def test_whether_one_may_treat_someone_as_something_is_a_permission():
+    analysis = question_analyse("Can the landlord treat me as a trespasser?")
+    assert analysis.facets[0].kind == FactKind.PERMISSION and "treat" in topic_keys(analysis)
+    hedged = question_analyse("Can we stop the paving, or at the least delay it?")
+    assert hedged.facets[0].kind == FactKind.PERMISSION  # "at the least" asks no minimum
 
 
 @pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from retrieval.index import lexical_index, match_expression, query_tokens
 from retrieval.models import Chunk, Document, Lane
 from retrieval.plan import question_plan
-from retrieval.search import DUPLICATE_SHARE, Budget, chunks_retrieve, with_first_stage
+from retrieval.search import DUPLICATE_SHARE, Budget, _lane_capped, chunks_retrieve, with_first_stage
 from tests.retrieval.fts_support import fts_rows
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,7 @@ def test_lanes_respect_their_caps(demo_workspace):
     )
     local = [c for c in result.chunks if c.lane == Lane.LOCAL]
     state = [c for c in result.chunks if c.lane == Lane.STATE]
-    assert len(local) <= 10 and len(state) <= 5 + max(0, 10 - len(local))
+    assert len(local) <= 10 and len(state) <= 5 + max(0, 10 - len(local))  # Draft shares the caps
     assert result.lanes["local"]["kept"] == len(local)
     assert result.lanes["state"]["kept"] == len(state)
 
@@ -56,9 +56,15 @@ def test_a_draft_on_federal_law_alone_fills_its_context_from_the_state_lane(demo
                             budget=Budget.for_mode("draft"), analysis=analysis)
     assert {c.lane for c in draft.chunks} == {Lane.STATE}
     assert len(draft.chunks) > 5
-    answer = chunks_retrieve(question, workspace=demo_workspace, jurisdictions=["US"],
-                             budget=Budget.for_mode("answer"), analysis=analysis)
-    assert len(answer.chunks) <= 5
+
+
+def test_a_lane_leaves_the_cap_it_cannot_fill_to_the_other_only_when_caps_are_shared():
+    chunks = [SimpleNamespace(lane=Lane.LOCAL)] * 2 + [SimpleNamespace(lane=Lane.STATE)] * 20
+    caps = {Lane.LOCAL.value: 10, Lane.STATE.value: 5}
+    assert len(_lane_capped(chunks, caps)) == 2 + 5
+    shared = _lane_capped(chunks, caps, share=True)
+    assert [c.lane for c in shared].count(Lane.STATE) == 5 + 8  # the local lane's unused 8
+    assert len(_lane_capped(chunks[:2] + chunks[2:5], caps, share=True)) == 5  # nothing to share
 
 
 def test_a_town_target_draws_town_chunks_locally_and_state_and_federal_statewide(demo_workspace):
