@@ -92,20 +92,26 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bis there (?:a|any) (?:cap|limit|maximum|minimum"
         r"|ceiling)\b|\bwhat (?:does|did|do|will|would|can|could) .{1,60} (?:charge|cost|pay|owe|bill)\b"
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|(?<!\bat )\bthe (?:most|least)\b"
-        r"|\bwhat (?:is|are|was|were) .{1,60} paid\b", re.I)),
+        r"|\bwhat (?:is|are|was|were) .{1,60} paid\b"
+        # "What's the monthly sewer bill": a bill is money.
+        r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,3}?bills?\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
         rf"|{_TREATED_AS}"
         r"|\bwhat (?:has|needs) to happen\b.{0,60}\b(?:counts?|qualif(?:y|ies)) as\b"
         r"|\bwhat makes (?:\w+ ){1,4}(?:count|qualify) as\b"
         r"|\bdefin(?:e|ed|ition)\b|\bwhat is (?:a|an) [\w -]{1,40}\?|\bwhat kinds? of\b"
-        r"|\bwhat exactly\b|\bwhich .{1,40} (?:count|qualify)\b", re.I)),
+        r"|\bwhat exactly\b|\bwhich .{1,40} (?:count|qualify)\b"
+        # "Does that count as a consumer lease?", "Would she qualify as a senior?"
+        r"|\b(?:does|do|did|would|will|could|can) .{1,60}\b(?:count|qualify) as\b", re.I)),
     (FactKind.OBLIGATION, re.compile(
         r"\b(?:do|does|did|will) (?:i|we|you|they|he|she|it|the \w+|\w+) (?:still )?(?:have|need) to\b"
         r"|\b(?:have|has|need|needs) to\b|\bmust\b|\b(?:is|are) .{0,40}(?:required|needed|necessary)\b"
         r"|\brequired to\b|\bneed (?:a|an|to get|to obtain)\b"
         r"|\bobligat\w*\b|\bresponsib\w*\b|\bwho (?:pays|must|has to|is responsible|bears)\b"
-        r"|\bowe[sd]?\b|\bsupposed to\b|\brequire[sd]? of\b|\bwhat does .{1,80} require\b", re.I)),
+        r"|\bowe[sd]?\b|\bsupposed to\b|\brequire[sd]? of\b|\bwhat does .{1,80} require\b"
+        # "Am I forced to connect?", "Can they make me move?" is a permission (below).
+        r"|\b(?:forced|compelled|obliged|obligated) to\b", re.I)),
     (FactKind.PERMISSION, re.compile(
         r"^(?:\W*)(?:can|could|may"
         r"|is (?:it|that|this) (?:legal|lawful|ok|okay|allowed|permitted|off[- ]limits)"
@@ -114,6 +120,10 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|permit)|do .{1,60} (?:let|allow|permit))\b|\b(?:allowed|permitted|prohibited|legal) to\b"
         r"|\bcan (?:i|we|you|they|he|she|a|an|the)\b"
         r"|\bis (?:there|it|that|this) .{0,30}(?:allowed|legal|lawful)\b"
+        # "Will the city go along with that?", "Would the county let us …?", "… a carport
+        # instead. allowed?"
+        r"|\b(?:will|would) .{1,60}\b(?:let|allow|permit|approve|go along with)\b"
+        r"|\b(?:allowed|permitted|ok|okay)\s*\??\s*$"
         r"|(?:^|[,;]\s*)(?:can|could|may)\s", re.I)),
 ]
 
@@ -280,6 +290,9 @@ class QuestionAnalysis:
     # passage that names none of them does not say the value asked of them
     # (``retrieval.relevance.other_district``).
     codes: tuple[str, ...] = ()
+    # A Draft request's reading (:meth:`as_topic`): its facets name topics to cover, so
+    # their being general is by design, not a kind of fact the reading failed to tell.
+    drafting: bool = False
 
     @property
     def topic(self) -> tuple[Term, ...]:
@@ -347,7 +360,7 @@ class QuestionAnalysis:
         focus): a Draft request ("Draft a memo on tree removal permits and penalties")
         names a topic to cover, not a value to state."""
         facets = tuple(Facet(f.text, FactKind.GENERAL.value, f.terms) for f in self.facets)
-        return replace(self, kind=FactKind.GENERAL.value, facets=facets)
+        return replace(self, kind=FactKind.GENERAL.value, facets=facets, drafting=True)
 
     def as_dict(self) -> dict:
         """JSON-ready summary (stored on the turn, shown in the trace)."""

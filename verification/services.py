@@ -112,12 +112,18 @@ def _by_meaning_only(verified: Sequence[VerifiedClaim]) -> set[int]:
     return {i for v in supported for i in v.relevance.by_meaning} - by_words
 
 
+def _untyped(verified: Sequence[VerifiedClaim]) -> set[int]:
+    """The facets of no known kind that supported claims address (``Relevance.untyped``)."""
+    return {i for v in verified if v.supported and v.relevance is not None for i in v.relevance.untyped}
+
+
 def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float | None = None) -> dict:
     """Claim-level confidence of a text: the turn confidence (mean claim confidence scaled
     by ``answer_coverage``, :func:`verification.scoring.turn_confidence`; unscaled when
     None; at most :data:`retrieval.relevance.MEANING_SCORE` when a facet is answered by
-    meaning only), its level, per-level counts, the unsupported claims, the answer
-    coverage and the outcome, and recommendations."""
+    meaning only or is of no known kind, so no slot was checked), its level, per-level
+    counts, the unsupported claims, the answer coverage and the outcome, and
+    recommendations."""
     outcome = outcome_for(answer_coverage) if answer_coverage is not None else ""
     if not verified:
         return {
@@ -128,9 +134,11 @@ def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float 
     claims_mean = statistics.fmean(v.confidence for v in verified)
     mean = claims_mean if answer_coverage is None else turn_confidence(claims_mean, answer_coverage)
     by_meaning = _by_meaning_only(verified) if answer_coverage is not None else set()
-    if by_meaning:
+    untyped = _untyped(verified) if answer_coverage is not None else set()
+    if by_meaning or untyped:
         # An answer is as sure as its least sure part: a facet that only a reading by
-        # meaning answers keeps the whole answer below Medium (retrieval.relevance).
+        # meaning answers, or whose asked kind of fact was never checked, keeps the whole
+        # answer below Medium (retrieval.relevance).
         mean = min(mean, MEANING_SCORE)
     advice = recommendations([v.judgement.verdict for v in verified], [v.level for v in verified])
     off_topic = sum(1 for v in verified if v.relevance is not None and not v.relevance.relevant)
@@ -141,6 +149,10 @@ def claims_summary(verified: Sequence[VerifiedClaim], *, answer_coverage: float 
     if by_meaning:
         advice.append("The sources answer in other words than the question uses (matched by meaning, "
                       "not word for word): check that they say what was asked.")
+    if untyped:
+        advice.append("CIQ could not tell what kind of fact the question asks for (a period, an amount, "
+                      "a yes or no with its condition), so it could not check that the sources state it: "
+                      "check that they answer what was asked.")
     return {
         "mean": round(mean, 4),
         "claims_mean": round(claims_mean, 4),

@@ -1,12 +1,13 @@
 """A sentence that says the answer in other words addresses the question by meaning, at
-Low confidence at most (issue 9). The questions were written for these tests; the rule
-sentences are real contract and ordinance wording."""
+Low confidence at most (issue 9), as does one that answers a facet of no known kind. The
+questions were written for these tests; the rule sentences are real contract and
+ordinance wording."""
 
 import pytest
 
 from retrieval.meaning import minilm as minilm_model
 from retrieval.meaning import relevance_by_meaning
-from retrieval.question import question_analyse
+from retrieval.question import FactKind, question_analyse
 from retrieval.relevance import MEANING_SCORE, Relevance, sentence_relevance
 from sessions.models import Outcome, RunStatus
 from sessions.services import session_ask
@@ -103,6 +104,32 @@ def test_a_facet_answered_by_meaning_only_keeps_the_answer_below_medium():
     summary = claims_summary([_claim(words_both), _claim(meaning)], answer_coverage=1.0)
     assert summary["level"] in ("high", "medium")
     assert not any("matched by meaning" in r for r in summary["recommendations"])
+
+
+def test_a_facet_of_no_known_kind_is_answered_but_never_vouched_for():
+    # No slot tells whether the sentence states the asked fact, so the words it shares
+    # are all that shows it answers: given, at most Low (the definition of the sewerage
+    # system shares "sewer", "force main" and "Lake Oswego" with the question).
+    analysis = question_analyse("My septic in Rivergrove works fine, but Lake Oswego keeps sending letters "
+                                "about hooking up. What about the sewer main?")
+    assert analysis.facets[0].kind == FactKind.GENERAL
+    sentence = ('"Sanitary Sewerage System" means any combination of sewer treatment plant, pumping, or '
+                "lift facilities, sewer pipe, force mains, laterals, manholes within the jurisdiction of "
+                "Lake Oswego")
+    read = sentence_relevance(analysis, sentence)
+    assert read.addressed == (0,) and read.untyped == (0,) and read.score == MEANING_SCORE
+    summary = claims_summary([_claim(read)], answer_coverage=1.0)
+    assert summary["level"] == "low" and summary["outcome"] == "answered"
+    assert any("could not tell what kind of fact" in r for r in summary["recommendations"])
+    # a Draft request's topics are general by design: not capped
+    drafted = sentence_relevance(analysis.as_topic(), sentence)
+    assert drafted.addressed == (0,) and drafted.untyped == () and drafted.score == 1.0
+    # once the question's kind is read ("Am I forced to connect?": an obligation) the slot
+    # is checked, and a definition holds no duty
+    asked = question_analyse("My septic in Rivergrove works fine, but Lake Oswego keeps sending letters "
+                             "about hooking up to the sewer main. Am I forced to connect?")
+    assert asked.facets[0].kind == FactKind.OBLIGATION
+    assert sentence_relevance(asked, sentence).addressed == ()
 
 
 @minilm

@@ -211,6 +211,15 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     ("What's the landlord's process for returning a deposit?", FactKind.PROCEDURE, ""),
     ("What will the contractor bill for an engineer's overtime?", FactKind.AMOUNT, "money"),
     ("My client wants to tape a call with her landlord. Is that legal?", FactKind.PERMISSION, ""),
+    # written for this round, not taken from a question set
+    ("Our water bill doubled. What's the quarterly water bill for a duplex?", FactKind.AMOUNT, "money"),
+    ("The county keeps writing about the new road. Am I forced to sell them a strip of my lot?",
+     FactKind.OBLIGATION, ""),
+    ("I'd like a chicken coop behind the garage. Will the city let me?", FactKind.PERMISSION, ""),
+    ("We want a second driveway off the side street. Would the county go along with that?",
+     FactKind.PERMISSION, ""),
+    ("a hot tub on the back deck, no permit. allowed?", FactKind.PERMISSION, ""),
+    ("Does a three-week sublet count as a tenancy under the lease?", FactKind.DEFINITION, ""),
 ])
 def test_the_kind_of_fact_asked_and_its_unit_are_read_from_the_wording(question, kind, unit):
     facet = question_analyse(question).facets[0]
@@ -298,6 +307,9 @@ def test_a_sentence_addresses_a_facet_only_with_the_asked_kind_of_value():
     assert not slot_present(FactKind.AMOUNT, "no more than 20 feet", "money")
     assert slot_present(FactKind.AMOUNT, "shall not exceed 12 feet in width", "size")
     assert not slot_present(FactKind.AMOUNT, "a deposit of $2,500", "size")
+    # a bound on a bare number is a threshold; on a period of time, a deadline's
+    assert slot_present(FactKind.AMOUNT, "a lender is covered if it made at least 500 closed-end loans")
+    assert not slot_present(FactKind.AMOUNT, "the notice is sent not more than 30 (30) days after")
     # A count of things answers "how many": "2 covered, enclosed spaces per unit".
     assert slot_present(FactKind.AMOUNT, "Single family: 2 covered, enclosed spaces per unit.")
     assert not slot_present(FactKind.AMOUNT, "Parking spaces shall be paved and covered.")
