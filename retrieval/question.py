@@ -61,7 +61,9 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"\bhow (?:long|soon|quickly|fast|often|frequently|many (?:days|weeks|months|years|hours"
         r"|business days|calendar days|school days|times))\b|\bhow much (?:time|notice|heads[- ]up"
         r"|advance notice|warning|lead time)\b|\bby when\b|\bwhen (?:must|do|does|should|is|are|will"
-        r"|can|did)\b|\bwhat (?:time|day|night|date|hours?)\b|\bdeadline\b|\btime limit\b|\bcut-?off\b"
+        r"|can|did)\b|\bwhat (?:time|day|night|date|hours?)\b|\bdeadline\b|\btime limit\b"
+        # "the cutoff for filing"; a size, dollar or income cutoff is an amount (below)
+        r"|(?<!size )(?<!dollar )(?<!asset )(?<!income )(?<!revenue )(?<!volume )(?<!sales )\bcut-?off\b"
         r"|\bhow far (?:behind|in advance|ahead)\b|\buntil when\b|\bhow late\b|\bhow early\b"
         r"|\bwhat (?:\w+ ){0,3}(?:hours|times|dates|days)\b",
         re.I)),
@@ -94,7 +96,8 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bwhat .{0,30}(?:fee|fine|penalty|price|rate|interest)\b|(?<!\bat )\bthe (?:most|least)\b"
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b"
         # "What's the monthly sewer bill": a bill is money.
-        r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,3}?bills?\b", re.I)),
+        r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,3}?bills?\b"
+        r"|\b(?:size|dollar|asset|income|revenue|volume|sales) (?:cut-?off|threshold)s?\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
         rf"|{_TREATED_AS}"
@@ -955,7 +958,10 @@ _ANAPHOR_RE = re.compile(
     r"|^\W*(?:is|was|does|did|can|could|would|will|isn't|doesn't|wouldn't)\s+(?:that|this)\b", re.I)
 
 
-_SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“])")
+# A sentence opens with a capital, or, as staff type in a hurry, with a question word
+# in lower case ("… in the public record. how do we shield the exhibit?").
+_SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“]|(?:how|what|when|where|which|who|why|can|could|may|must"
+                          r"|do|does|did|is|are|will|would|should)\b)")
 _ASKING_RE = re.compile(r"^\W*(?:what|how|when|where|who|whom|whose|which|why|whether|can|could|may"
                         r"|must|do|does|did|is|are|was|were|will|would|should|shall|has|have|had"
                         r"|am|if)\b", re.I)

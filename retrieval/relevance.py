@@ -143,7 +143,7 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
         rf"|\b{VALUE_NUMBER}[\s-]+(?:million|billion|thousand)\b|{CURRENCY}|{CENTS}"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
-        rf"|\b(?!an?\b){VALUE_NUMBER}(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
+        rf"|\b(?!an?\b){VALUE_NUMBER}(?:\s*\(\d+\))?(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
         r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?|challenges|jurors|witnesses"
         r"|votes)\b"
         # A bound on a bare number is a threshold, whatever it counts ("at least 10,000

@@ -220,6 +220,8 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
      FactKind.PERMISSION, ""),
     ("a hot tub on the back deck, no permit. allowed?", FactKind.PERMISSION, ""),
     ("Does a three-week sublet count as a tenancy under the lease?", FactKind.DEFINITION, ""),
+    ("What's the cutoff for filing a protest of the assessment?", FactKind.DEADLINE, ""),
+    ("Is there an income cutoff for the senior tax deferral?", FactKind.AMOUNT, ""),
 ])
 def test_the_kind_of_fact_asked_and_its_unit_are_read_from_the_wording(question, kind, unit):
     facet = question_analyse(question).facets[0]
@@ -234,6 +236,13 @@ def test_a_leading_condition_is_situation_and_the_rest_is_the_question():
     analysis = question_analyse("If the landlord keeps the deposit, how long does the tenant have to sue?")
     assert analysis.situation == "If the landlord keeps the deposit"
     assert analysis.facets[0].text == "how long does the tenant have to sue"
+    assert analysis.facets[0].kind == FactKind.DEADLINE
+
+
+def test_a_question_typed_in_lower_case_after_its_story_is_still_the_question():
+    analysis = question_analyse("our tenant stopped paying in march. how long before we can file to evict?")
+    assert analysis.situation == "our tenant stopped paying in march."
+    assert [f.text for f in analysis.facets] == ["how long before we can file to evict"]
     assert analysis.facets[0].kind == FactKind.DEADLINE
 
 
@@ -307,6 +316,8 @@ def test_a_sentence_addresses_a_facet_only_with_the_asked_kind_of_value():
     assert not slot_present(FactKind.AMOUNT, "no more than 20 feet", "money")
     assert slot_present(FactKind.AMOUNT, "shall not exceed 12 feet in width", "size")
     assert not slot_present(FactKind.AMOUNT, "a deposit of $2,500", "size")
+    # a count in words with its figure, as laws write it
+    assert slot_present(FactKind.AMOUNT, "The board shall consist of seven (7) members named by the mayor")
     # a bound on a bare number is a threshold; on a period of time, a deadline's
     assert slot_present(FactKind.AMOUNT, "a lender is covered if it made at least 500 closed-end loans")
     assert not slot_present(FactKind.AMOUNT, "the notice is sent not more than 30 (30) days after")
