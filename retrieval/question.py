@@ -951,6 +951,8 @@ def action_term(clause: str, terms: Sequence[Term],
 # that's been submitted") nor the "it" of "is it legal to …".
 _ANAPHOR_RE = re.compile(
     r"\b(?:those|these|such)\b"
+    # "How many days does he have to file his appeal?": the appeal of the story's conviction.
+    r"|\b(?:his|her|their)\s+(?!own\b)[a-z]+"
     r"|\b(?:that|this)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|he|she|we|you|i|my|our|your|his|her|their"
     r"|there|if|when|no|not)\b)[a-z]+"
     r"|\b(?:that|this|it|them)\s*(?:[?.!,;]|$)"

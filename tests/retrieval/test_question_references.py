@@ -50,6 +50,21 @@ def test_is_that_after_a_story_refers_back_to_it():
     assert sentence_relevance(analysis, sale, idf=idf).addressed == (0,)
 
 
+def test_his_her_or_their_thing_after_a_story_is_the_story_s():
+    analysis = question_analyse("My client was fined by a municipal court last month for a barking dog. "
+                                "How many days does he have to file his appeal?")
+    assert analysis.facets[0].refers_back
+    agency = ("Any party may file exceptions to the recommended decision of the hearing officer by filing "
+              "a notice of appeal with the Office of Administrative Adjudication within ten days after "
+              "service of the recommended decision.")
+    assert sentence_relevance(analysis, agency).addressed == ()
+    court = "An appeal from a judgment of the municipal court shall be filed within 30 days."
+    assert sentence_relevance(analysis, court).addressed == (0,)
+    # the asker's own "my" points at nobody in a story
+    assert not question_analyse("I was fined last month. How long do I have to file my appeal?"
+                                ).facets[0].refers_back
+
+
 def test_a_share_of_the_lot_asks_for_a_percentage():
     clause = "What's the most of the lot that buildings are allowed to cover"
     assert clause_unit(clause, fact_kind(clause)) == "percent"
