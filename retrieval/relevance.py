@@ -57,11 +57,13 @@ with it, but does not vouch for it as it does for a sentence whose words show th
 talk about the asked thing; a facet whose kind the reading could not tell (general:
 "Am I forced to connect?", "What's the monthly sewer bill?" before their cues were known)
 has no slot to check, so any sentence on its topic passes. Such a facet addressed by a
-sentence's words is ``Relevance.untyped`` and scores :data:`MEANING_SCORE` too: the
-answer is given, never vouched for. On the sixteen question sets of the ninth round, a
-High answer to a general facet was right 11 times in 25, to a facet of a known kind 104
-times in 122. A Draft request's topics are general by design (``QuestionAnalysis.drafting``)
-and are not capped.
+sentence's words is ``Relevance.untyped``, and a claim's confidence rests on
+:data:`MEANING_SCORE` of it (``Relevance.vouched``), as for a reading by meaning: the
+answer is given, never vouched for; the sentence still ranks as one that addresses the
+facet. On the sixteen question sets at the start of the
+tenth round, a High answer to a general facet was right 11 times in 25, to a facet of a
+known kind 104 times in 122. A Draft request's topics are general by design
+(``QuestionAnalysis.drafting``) and are not capped.
 
 The retriever reranks by it (``retrieval.search.answer_signal``, by words only: reading
 forty candidates by meaning cost more than it found), the extractive Writer picks its
@@ -317,10 +319,10 @@ class Relevance:
     """How a sentence bears on the question: per facet its coverage in [0, 1] (by meaning
     for a facet in ``by_meaning``) and
     whether the slot is present; ``addressed`` the indices of the facets it addresses;
-    ``score`` in [0, 1] (1.0 when it addresses a facet of a known kind by its words,
-    :data:`MEANING_SCORE` when by meaning only or only facets of no known kind, else
-    its best coverage relative to :data:`ADDRESS_MIN`, halved when the asked kind of
-    value is missing)."""
+    ``score`` in [0, 1] (1.0 when it addresses a facet by its words, :data:`MEANING_SCORE`
+    when by meaning only, else its best coverage relative to :data:`ADDRESS_MIN`, halved
+    when the asked kind of value is missing): the order of sentences and passages;
+    ``vouched`` the share of it a claim's confidence may rest on."""
 
     coverage: tuple[float, ...]
     slots: tuple[bool, ...]
@@ -339,6 +341,16 @@ class Relevance:
     def by_words(self) -> bool:
         """Whether the sentence addresses a facet by its words, not by meaning only."""
         return any(i not in self.by_meaning for i in self.addressed)
+
+    @property
+    def vouched(self) -> float:
+        """The relevance in [0, 1] a claim's confidence is scaled by: ``score``, at most
+        :data:`MEANING_SCORE` when every facet the sentence addresses is of no known kind
+        (``untyped``: no slot was checked) or read by meaning. Ranking keeps ``score``: a
+        sentence that addresses an untyped facet still comes before one that does not."""
+        if self.addressed and all(i in self.untyped or i in self.by_meaning for i in self.addressed):
+            return min(self.score, MEANING_SCORE)
+        return self.score
 
     @property
     def relevant(self) -> bool:
@@ -524,8 +536,7 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
     untyped = tuple(i for i in addressed if i not in by_meaning and not analysis.drafting
                     and analysis.facets[i].kind == FactKind.GENERAL)
     if addressed:
-        shown = [i for i in addressed if i not in by_meaning and i not in untyped]
-        score = 1.0 if shown else MEANING_SCORE
+        score = 1.0 if len(by_meaning) < len(addressed) else MEANING_SCORE
     else:
         score = max(scores, default=0.0)
     return Relevance(tuple(coverage), tuple(slots), tuple(addressed), score,

@@ -502,7 +502,7 @@ class TurnRun:
                 evidence_chunk_id=j.evidence_chunk_id, snippet=j.snippet, reasoning=j.reasoning,
                 supporting_chunk_ids=list(j.supporting_chunk_ids),
                 contradicting_chunk_ids=list(j.contradicting_chunk_ids),
-                relevance=round(v.relevance.score, 4) if v.relevance else None,
+                relevance=round(v.relevance.vouched, 4) if v.relevance else None,
                 addressed=list(v.addressed), ms=round(v.ms, 3), cycle=number, turn=turn.index,
             )
         self.trace_calls("judge")

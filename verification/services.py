@@ -100,7 +100,7 @@ def claim_verify(
         )
     confidence = claim_confidence(
         judgement.score, su, len(set(judgement.supporting_chunk_ids)),
-        relevance.score if relevance else 1.0,
+        relevance.vouched if relevance else 1.0,
     )
     return VerifiedClaim(claim, judgement, su, confidence, confidence_level(confidence), ms, relevance)
 
@@ -195,7 +195,7 @@ def ledger_save(
             supporting_chunk_ids=list(v.judgement.supporting_chunk_ids),
             contradicting_chunk_ids=list(v.judgement.contradicting_chunk_ids),
             verification_ms=round(v.ms, 3),
-            relevance=round(v.relevance.score, 4) if v.relevance else 1.0,
+            relevance=round(v.relevance.vouched, 4) if v.relevance else 1.0,
             addressed=list(v.addressed),
         )
         for claim, v in zip(claims, verified, strict=True)

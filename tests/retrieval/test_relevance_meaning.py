@@ -117,13 +117,14 @@ def test_a_facet_of_no_known_kind_is_answered_but_never_vouched_for():
                 "lift facilities, sewer pipe, force mains, laterals, manholes within the jurisdiction of "
                 "Lake Oswego")
     read = sentence_relevance(analysis, sentence)
-    assert read.addressed == (0,) and read.untyped == (0,) and read.score == MEANING_SCORE
+    assert read.addressed == (0,) and read.untyped == (0,) and read.vouched == MEANING_SCORE
+    assert read.score == 1.0  # it still ranks before a sentence that does not address the facet
     summary = claims_summary([_claim(read)], answer_coverage=1.0)
     assert summary["level"] == "low" and summary["outcome"] == "answered"
     assert any("could not tell what kind of fact" in r for r in summary["recommendations"])
     # a Draft request's topics are general by design: not capped
     drafted = sentence_relevance(analysis.as_topic(), sentence)
-    assert drafted.addressed == (0,) and drafted.untyped == () and drafted.score == 1.0
+    assert drafted.addressed == (0,) and drafted.untyped == () and drafted.vouched == 1.0
     # once the question's kind is read ("Am I forced to connect?": an obligation) the slot
     # is checked, and a definition holds no duty
     asked = question_analyse("My septic in Rivergrove works fine, but Lake Oswego keeps sending letters "
