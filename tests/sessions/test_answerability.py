@@ -9,6 +9,7 @@ from retrieval.plan import question_plan
 from retrieval.question import FactKind, question_analyse
 from retrieval.relevance import out_of_place, sentence_relevance, slot_present
 from sessions.models import Outcome, RunStatus
+from sessions.selectors import turn_ledger
 from sessions.services import session_ask
 from verification.skeptic import RuleSkeptic
 
@@ -172,6 +173,19 @@ def test_a_question_answered_in_part_is_partial_and_names_what_is_missing(demo_w
     assert turn.claim_confidence["level"] != "high"
     facets = turn.answerability["facets"]
     assert [f["addressed"] for f in facets] == [True, False]
+
+
+def test_a_question_of_no_known_kind_is_answered_but_never_high(demo_workspace):
+    # "what about pilings?" asks no period, amount or yes/no: the dock rules are quoted,
+    # but nothing checked that they state what was asked, so the answer is Low, says why,
+    # and its ledger rows carry the capped relevance.
+    turn = ask(demo_workspace, "Rivergrove docks and the river: what about pilings?")
+    assert turn.working_memory["analysis"]["kind"] == FactKind.GENERAL
+    assert turn.outcome == Outcome.ANSWERED and "docks" in turn.answer_markdown
+    assert turn.claim_confidence["level"] == "low"
+    assert any("could not tell what kind of fact" in r for r in turn.claim_confidence["recommendations"])
+    rows = [claim.ledger for claim in turn_ledger(turn=turn)]
+    assert rows and all(row.level != "high" and row.relevance <= 0.65 for row in rows)
 
 
 def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_workspace):
