@@ -186,6 +186,8 @@ def test_a_question_of_no_known_kind_is_answered_but_never_high(demo_workspace):
     assert any("could not tell what kind of fact" in r for r in turn.claim_confidence["recommendations"])
     rows = [claim.ledger for claim in turn_ledger(turn=turn)]
     assert rows and all(row.level != "high" and row.relevance <= 0.65 for row in rows)
+    thoughts = [e.payload["text"] for e in turn.session.events.filter(type="reasoning_thought")]
+    assert any("kind of fact asked is not recognised" in t for t in thoughts)
 
 
 def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_workspace):
@@ -195,6 +197,7 @@ def test_the_analysis_and_routing_are_in_working_memory_and_the_trace(demo_works
     assert turn.working_memory["routing"]["targets"] == ["US"]
     thoughts = [e.payload["text"] for e in turn.session.events.filter(type="reasoning_thought")]
     assert any(t.startswith("The question asks for deadline; 1 facet(s)") for t in thoughts)
+    assert not any("not recognised" in t for t in thoughts)
     done = turn.session.events.get(type="generation_complete")
     assert done.payload["outcome"] == "answered" and done.payload["answer_coverage"] == 1.0
 
