@@ -56,14 +56,17 @@ _TREATING_VERB = (r"\b(?:treat|treats|treated|regard|regards|regarded|deem|deems
                   r"(?=[^?.;]{0,60}?\bas\b)")
 _TREATED_AS = _TREATING_ASKED + _TREATING_VERB
 
+# The measures a cutoff or threshold may be of ("a size cutoff", "an income threshold"):
+# such a cutoff is an amount; a bare "cutoff" ("the cutoff for filing") a date.
+_MEASURED = ("size", "dollar", "asset", "income", "revenue", "volume", "sales")
+
 _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
     (FactKind.DEADLINE, re.compile(
         r"\bhow (?:long|soon|quickly|fast|often|frequently|many (?:days|weeks|months|years|hours"
         r"|business days|calendar days|school days|times))\b|\bhow much (?:time|notice|heads[- ]up"
         r"|advance notice|warning|lead time)\b|\bby when\b|\bwhen (?:must|do|does|should|is|are|will"
         r"|can|did)\b|\bwhat (?:time|day|night|date|hours?)\b|\bdeadline\b|\btime limit\b"
-        # "the cutoff for filing"; a size, dollar or income cutoff is an amount (below)
-        r"|(?<!size )(?<!dollar )(?<!asset )(?<!income )(?<!revenue )(?<!volume )(?<!sales )\bcut-?off\b"
+        + "|" + "".join(f"(?<!{m} )" for m in _MEASURED) + r"\bcut-?off\b"
         r"|\bhow far (?:behind|in advance|ahead)\b|\buntil when\b|\bhow late\b|\bhow early\b"
         r"|\bwhat (?:\w+ ){0,3}(?:hours|times|dates|days)\b",
         re.I)),
@@ -97,7 +100,7 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\bwhat (?:is|are|was|were) .{1,60} paid\b"
         # "What's the monthly sewer bill": a bill is money.
         r"|\bwhat(?:'s| is| are| was)? (?:the |a |an )?(?:[a-z-]+ ){0,3}?bills?\b"
-        r"|\b(?:size|dollar|asset|income|revenue|volume|sales) (?:cut-?off|threshold)s?\b", re.I)),
+        rf"|\b(?:{'|'.join(_MEASURED)}) (?:cut-?off|threshold)s?\b", re.I)),
     (FactKind.DEFINITION, re.compile(
         r"\bwhat (?:counts as|qualifies as|is meant by|does .{1,40} mean|exactly is)\b"
         rf"|{_TREATED_AS}"
@@ -113,7 +116,7 @@ _KIND_CUES: list[tuple[FactKind, re.Pattern]] = [
         r"|\brequired to\b|\bneed (?:a|an|to get|to obtain)\b"
         r"|\bobligat\w*\b|\bresponsib\w*\b|\bwho (?:pays|must|has to|is responsible|bears)\b"
         r"|\bowe[sd]?\b|\bsupposed to\b|\brequire[sd]? of\b|\bwhat does .{1,80} require\b"
-        # "Am I forced to connect?", "Can they make me move?" is a permission (below).
+        # "Am I forced to connect?" ("Can they make me move?" opens with "can": a permission)
         r"|\b(?:forced|compelled|obliged|obligated) to\b", re.I)),
     (FactKind.PERMISSION, re.compile(
         r"^(?:\W*)(?:can|could|may"
@@ -296,6 +299,14 @@ class QuestionAnalysis:
     # A Draft request's reading (:meth:`as_topic`): its facets name topics to cover, so
     # their being general is by design, not a kind of fact the reading failed to tell.
     drafting: bool = False
+
+    @property
+    def untyped(self) -> tuple[int, ...]:
+        """Indices of the facets whose kind of fact the reading could not tell (general),
+        outside a Draft request: no slot can check that an answer states what they ask
+        (``retrieval.relevance.Relevance.untyped``)."""
+        return () if self.drafting else tuple(
+            i for i, f in enumerate(self.facets) if f.kind == FactKind.GENERAL)
 
     @property
     def topic(self) -> tuple[Term, ...]:

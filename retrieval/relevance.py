@@ -533,8 +533,7 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
             addressed.append(i)
         scores.append(min(1.0, c / ADDRESS_MIN) * (1.0 if slot else 0.5) * (1.0 if years_ok else 0.5)
                       * (1.0 if focus else 0.5) * (1.0 if keyed else 0.5))
-    untyped = tuple(i for i in addressed if i not in by_meaning and not analysis.drafting
-                    and analysis.facets[i].kind == FactKind.GENERAL)
+    untyped = tuple(i for i in addressed if i not in by_meaning and i in analysis.untyped)
     if addressed:
         score = 1.0 if len(by_meaning) < len(addressed) else MEANING_SCORE
     else:

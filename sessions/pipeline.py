@@ -45,7 +45,7 @@ from retrieval.confidence import retrieval_confidence
 from retrieval.models import Chunk
 from retrieval.places import Routing
 from retrieval.plan import question_plan
-from retrieval.question import FactKind, QuestionAnalysis
+from retrieval.question import QuestionAnalysis
 from retrieval.relevance import ASKS_ABOUT_MEETING_RE, DELIBERATIVE_TITLE_RE, holds
 from retrieval.search import Budget, RetrievalResult, RetrievedChunk, chunks_retrieve
 from sessions.audit import turn_seal
@@ -357,7 +357,7 @@ class TurnRun:
             + (f" Parties named: {', '.join(routing.parties)}." if routing.parties else "")
             + (" The kind of fact asked is not recognised for a general facet: an answer to it can be "
                "given, not vouched for (Low at most)."
-               if not analysis.drafting and any(f.kind == FactKind.GENERAL for f in analysis.facets) else ""),
+               if analysis.untyped else ""),
             analysis=memory.analysis, routing=memory.routing,
         )
         return analysis, routing
