@@ -9,6 +9,7 @@ the original Porter algorithm (snowballstemmer's ``porter``), the one SQLite FTS
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import pysbd
@@ -54,9 +55,23 @@ def stem(word: str) -> str:
 DISTRICT_CODE_RE = re.compile(r"(?<![\w-])([A-Z]{1,2}-(?:\d{1,2}[A-Z]?|[A-Z]{1,3}))(?![\w-])")
 
 
+def text_folded(text: str) -> str:
+    """``text`` in Unicode compatibility form (NFKC) when it is not ASCII: the typesetter's
+    ligature "conﬁdential" is "confidential", a full-width "Ａ" an "A". A chunk keeps its
+    characters, so offsets into a document never move; its tokens (:func:`token_folded`)
+    and the lexical index's copy of its text (``retrieval.fts``) are folded."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def token_folded(token: str) -> str:
+    """One token as every comparison reads it: lower case, :func:`text_folded`."""
+    return text_folded(token.lower())
+
+
 def tokenize(text: str) -> list[str]:
-    """Lowercase word and number tokens of ``text``, in order (stopwords kept)."""
-    return [t.lower() for t in TOKEN_RE.findall(text)]
+    """Folded word and number tokens of ``text`` (:func:`token_folded`), in order
+    (stopwords kept)."""
+    return [token_folded(t) for t in TOKEN_RE.findall(text)]
 
 
 def content_terms(text: str) -> list[str]:

@@ -74,6 +74,14 @@ _HEADING_SHORT_RE = re.compile(
     re.VERBOSE,
 )
 _SHORT_HEADING_WORDS = 14
+# A title line standing alone between blank lines, in title case, without a stop, right
+# before a § section: how the CFR's eRegulations text names its subparts ("General
+# Provisions", "Affiliate Marketing"). Page headers and table labels of contracts and
+# county codes ("Confidential", "Residential") stand alone too, but not before a §.
+_TITLE_LINE_WORDS = 12
+_TITLE_LINE_RE = re.compile(r"[A-Z][A-Za-z'’-]*(?:,?\s+(?:[A-Z][A-Za-z'’-]*|&|[a-z]{1,4}))*")
+_MINOR_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
+_SECTION_FOLLOWS_RE = re.compile(r"[ \t\r]*\n[ \t\r]*\n\s*§{1,2}\s*\d")
 _CLAUSE_RE = re.compile(
     r"(?:\(\w{1,4}\)|\d{1,3}[.)]|[A-Za-z][.)]|\d{1,3}(?:\.\d{1,3})+\.?|[-*•●▪◦])\s"
 )
@@ -314,7 +322,8 @@ def _units(text: str, max_words: int, split_words: int) -> list[_Unit]:
         previous_blank = not units or gap.count("\n") >= 2
         previous_end = end
         words = len(stripped.split())
-        kind = _classify(stripped, words)
+        titles_section = previous_blank and _SECTION_FOLLOWS_RE.match(text, end) is not None
+        kind = _classify(stripped, words, titles_section=titles_section)
         if kind == _HEADING:
             heading = _heading_text(stripped)
             rank = heading_rank(stripped)
@@ -387,10 +396,13 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _classify(line: str, words: int) -> int:
-    """``_HEADING``, ``_CLAUSE`` or ``_SENTENCE`` (plain text) for one stripped line."""
+def _classify(line: str, words: int, *, titles_section: bool = False) -> int:
+    """``_HEADING``, ``_CLAUSE`` or ``_SENTENCE`` (plain text) for one stripped line;
+    ``titles_section``: it stands between blank lines right before a ``§`` heading."""
     if _HEADING_ANY_LENGTH_RE.match(line):
         return _HEADING
+    if titles_section and words <= _TITLE_LINE_WORDS and _is_title_line(line):
+        return _HEADING  # "Affiliate Marketing": a CFR subpart's title
     if words <= _SHORT_HEADING_WORDS:
         if _HEADING_SHORT_RE.match(line) and line[-1] not in ",;":
             return _HEADING
@@ -404,6 +416,15 @@ def _classify(line: str, words: int) -> int:
     if _CLAUSE_RE.match(line):
         return _CLAUSE
     return _SENTENCE
+
+
+def _is_title_line(line: str) -> bool:
+    """Whether a short line is a title: title case ("Requirements for Remittance
+    Transfers"; the minor words of :data:`_MINOR_WORDS` in lower case), no stop."""
+    if not _TITLE_LINE_RE.fullmatch(line):
+        return False
+    words = line.replace(",", "").split()
+    return all(word[0].isupper() or word in _MINOR_WORDS or word == "&" for word in words)
 
 
 _MARKDOWN_LEVEL_RE = re.compile(r"^(#{1,6})\s")

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from django.db import connection
 
+from ciq.text import text_folded
 from retrieval import fts_memory, fts_postgres
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -89,7 +90,7 @@ def fts_add(workspace_id: int, rows: Iterable[tuple[int, str, str, str]]) -> int
         return fts_postgres.fts_add(workspace_id, rows)
     fts_memory.forget(workspace_id)
     table = fts_ensure(workspace_id)
-    rows = list(rows)
+    rows = [(pk, *map(text_folded, columns)) for pk, *columns in rows]
     with connection.cursor() as cursor:
         for start in range(0, len(rows), _BATCH):
             batch = rows[start:start + _BATCH]
@@ -148,7 +149,8 @@ def fts_retitle(workspace_id: int, document_id: int, title: str) -> None:
         return
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {fts_table(workspace_id)} SET title = %s WHERE rowid IN "
-                       "(SELECT id FROM retrieval_chunk WHERE document_id = %s)", [title, document_id])
+                       "(SELECT id FROM retrieval_chunk WHERE document_id = %s)",
+                       [text_folded(title), document_id])
 
 
 def fts_drop(workspace_id: int) -> None:
@@ -170,12 +172,11 @@ def fts_rebuild(workspace_id: int) -> int:
     fts_drop(workspace_id)  # forgets what fts_memory held of it
     fts_ensure(workspace_id)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {fts_table(workspace_id)} (rowid, text, heading, title) "
-            "SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c "
-            "JOIN retrieval_document AS d ON d.id = c.document_id WHERE d.workspace_id = %s",
-            [workspace_id])
-        return cursor.rowcount
+        cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c "
+                       "JOIN retrieval_document AS d ON d.id = c.document_id WHERE d.workspace_id = %s "
+                       "ORDER BY c.id", [workspace_id])
+        rows = cursor.fetchall()
+    return fts_add(workspace_id, rows)
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:

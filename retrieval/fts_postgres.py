@@ -56,6 +56,8 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
+from ciq.text import text_folded
+
 # Column (as FTS5 names it) → tsvector weight label; positions of the title come first.
 WEIGHT_LABELS = {"title": "A", "heading": "B", "text": "C"}
 COLUMN_ORDER = ("title", "heading", "text")
@@ -117,12 +119,13 @@ def _quote(lexeme: str) -> str:
 
 
 def tokens_of(rows: Sequence[tuple[str, str, str]]) -> list[Tokens]:
-    """FTS5's tokens of each (text, heading, title) in ``rows``, in order."""
+    """FTS5's tokens of each (text, heading, title) in ``rows`` (folded,
+    :func:`ciq.text.text_folded`), in order."""
     conn = _tokenizer()
     out = [Tokens({}, {}) for _ in rows]
     with conn:
         conn.executemany("INSERT INTO t (rowid, text, heading, title) VALUES (?, ?, ?, ?)",
-                         [(i, *row) for i, row in enumerate(rows)])
+                         [(i, *map(text_folded, row)) for i, row in enumerate(rows)])
         for term, doc, column, offset in conn.execute("SELECT term, doc, col, offset FROM v"):
             tokens = out[doc]
             tokens.positions.setdefault(term, []).append((column, offset))

@@ -521,17 +521,20 @@ def _set_phrases_read(text: str) -> str:
 
 
 # A phrasal verb with its object between verb and particle: "cut his day short", "take
-# the sign down", "call it off" (the object: one to three words after the verb).
+# the sign down", "call it off", or between verb and the adjective it makes of the object:
+# "keep their information secret" (the object: one to three words after the verb).
 _WORD_RE = re.compile(r"\b[a-z]+\b", re.I)
 _OBJECT_PARTICLE_RE = re.compile(
-    r"\s+(?P<object>(?:[a-z'’]+\s+){1,3}?)(?P<particle>off|out|up|down|over|away|back|short)\b", re.I)
+    r"\s+(?P<object>(?:[a-z'’]+\s+){1,3}?)"
+    r"(?P<particle>off|out|up|down|over|away|back|short|secret|confidential|private)\b", re.I)
 _NOT_IN_OBJECT = frozenset("and or to if when because before after than then is are was were be".split())
 
 
 def _particles_joined(text: str) -> str:
     """``text`` with a phrasal verb the lexicon knows put back together when its object
     stands between verb and particle ("can the district cut his day short" → "cut short
-    his day"): the lexicon matches phrases as written, particle next to its verb."""
+    his day", "keep their information secret" → "keep secret their information"): the
+    lexicon matches phrases as written, particle next to its verb."""
     out, done = [], 0
     for word in _WORD_RE.finditer(text):
         if word.start() < done:
@@ -559,14 +562,26 @@ PHRASAL_PARTICLES = frozenset("off out up down over away back".split())
 _VERB_PARTICLES = PHRASAL_PARTICLES | {"in"}
 
 
+# Subject-auxiliary inversion: a modal or "do", a determiner and one noun (the subject),
+# then the clause's last word, which is its verb ("What hours can the sale *run*?", "How
+# long does the notice *last*?"). One subject word only: in "can a tenant withhold rent?"
+# the clause's last word is the object.
+_INVERTED_VERB_RE = re.compile(
+    r"\b(?:can|could|will|would|may|might|must|should|shall|does|do|did)\s+"
+    r"(?:the|a|an|my|our|your|his|her|their|its|this|that)\s+[a-z'’-]+\s+([a-z]+)"
+    r"(?=\s*(?:[,?;.!]|$)|\s+(?:and|or|if|when|before|after|until|while|once)\b)", re.I)
+
+
 def _verbal_stems(text: str) -> set[str]:
     """Porter stems of the words ``text`` uses as verbs: forms lemminflect knows only as a
     verb ("sit", "shredded", "hovering"), or as a verb among other parts of speech when a
     modal, "to", "be", "get" or a subject pronoun comes right before ("can *tack* on",
-    "gets *stuck* paying", "can we *clear*") or an adverb particle right after ("what
-    late charge *kicks* in")."""
+    "gets *stuck* paying", "can we *clear*"), an adverb particle right after ("what
+    late charge *kicks* in") or the clause inverts its subject ("can the sale *run*",
+    :data:`_INVERTED_VERB_RE`)."""
     tokens = tokenize(text)
-    found = set()
+    found = {stem(m.group(1).lower()) for m in _INVERTED_VERB_RE.finditer(text)
+             if "VERB" in getAllLemmas(m.group(1).lower())}
     for i, token in enumerate(tokens):
         lemmas = getAllLemmas(token)
         if "VERB" not in lemmas:

@@ -225,6 +225,21 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
 }
 
 
+# A deadline asked "ahead of" or "in advance of" an event is a period before it: "18 months
+# after the date of maturity" says nothing of how far ahead of maturity a notice is due.
+# Only these words ask the direction; "how long must she wait before calling" is answered
+# by a period after the last call.
+_AHEAD_ASKED_RE = re.compile(r"\b(?:ahead|in advance|advance notice|beforehand)\b", re.I)
+_COUNTED_AFTER_RE = re.compile(r"\s+(?:\w+\s+)?(?:after|following)\b", re.I)
+
+
+def period_ahead_present(text: str) -> bool:
+    """Whether ``text`` states a length of time (``UNIT_PATTERNS["period"]``) not counted
+    after an event ("30 calendar days before maturity", "at least 10 days' notice"; not
+    "for 18 months after the date of maturity")."""
+    return any(not _COUNTED_AFTER_RE.match(text, m.end()) for m in UNIT_PATTERNS["period"].finditer(text))
+
+
 # Text extracted from PDFs glues a number to the word before it ("vacant for180 days").
 _GLUED_NUMBER_RE = re.compile(r"(?<=[a-z])(?=\d)")
 
@@ -499,6 +514,8 @@ def sentence_relevance(analysis: QuestionAnalysis, text: str, *, context: str = 
         named = facet.focus is not None and focus and facet.kind in _NAMING_KINDS
         slot = named or slot_present(facet.kind, text, facet.unit)
         slot = slot and measure_present(facet.measure, text)  # a stated case needs the threshold
+        if facet.kind == FactKind.DEADLINE and _AHEAD_ASKED_RE.search(facet.text):
+            slot = slot and period_ahead_present(text)
         coverage.append(c)
         slots.append(slot)
         # Context completes a sentence, never replaces it: the sentence itself must hold

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ciq.text import STOPWORDS, TOKEN_RE, stem
+from ciq.text import STOPWORDS, TOKEN_RE, stem, token_folded
 from verification.lexicon import (
     IRREGULAR_FORMS,
     LOWER_BOUNDS,
@@ -260,8 +260,9 @@ def _covered(spans: Sequence[tuple[int, int]]) -> frozenset[int]:
 
 
 def token_offsets(text: str) -> list[tuple[str, int]]:
-    """``[(lowercase token, character offset), ...]`` of ``text``, in order."""
-    return [(m.group().lower(), m.start()) for m in TOKEN_RE.finditer(text)]
+    """``[(folded token, character offset), ...]`` of ``text``, in order
+    (:func:`ciq.text.token_folded`)."""
+    return [(token_folded(m.group()), m.start()) for m in TOKEN_RE.finditer(text)]
 
 
 # --------------------------------------------------------------------------------------

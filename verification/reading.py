@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ciq.text import STOPWORDS
+from ciq.text import STOPWORDS, TOKEN_RE
 from verification.evidence import split_sentences, token_offsets, token_term, tokens_terms
 from verification.lexicon import MODAL_PHRASES, NEGATION, PHRASES
 
@@ -176,13 +176,13 @@ def mentions(text: str) -> tuple[Mention, ...]:
         run.clear()
 
     for i, (tok, off) in enumerate(token_offsets(text)):
-        raw = text[off : off + len(tok)]
+        raw = TOKEN_RE.match(text, off).group()  # the written token: a folded one may differ in length
         name = raw[:1].isupper() and (i > 0 or raw.isupper()) and tok not in STOPWORDS and len(tok) > 1
         role = tok in _PARTY_WORDS
         if name or role or (run and tok in _JOIN_WORDS and raw[:1].islower()):
             if run and text[run[-1][2]:off].strip():  # punctuation between: a new mention
                 flush()
-            run.append((tok, off, off + len(tok)))
+            run.append((tok, off, off + len(raw)))
             if role and not name:
                 flush()
         elif run:

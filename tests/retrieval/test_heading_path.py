@@ -26,6 +26,7 @@ needs_corpus = pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=f"no shared co
 
 RAY = "county/us-mo-ray-county/ray_county_planning_and_zoning_regulations_2005.txt"
 CFR_1006 = "federal/us-cfr-12/12cfr1006_fair_debt_collection_practices_act.txt"
+CFR_1022 = "federal/us-cfr-12/12cfr1022_fair_credit_reporting.txt"
 
 
 def spans_of(relative: str, root=SAMPLES_DIR):
@@ -62,6 +63,33 @@ def test_a_cfr_section_sits_under_its_part():
     span = next(s for s in spans if s.heading.startswith("§ 1006.6 "))
     assert span.heading_path[0].startswith("PART 1006")
     assert span.heading_path[-1] == span.heading
+
+
+@needs_corpus
+def test_a_cfr_subpart_title_standing_alone_encloses_its_sections():
+    # 12 CFR 1022 names its subparts by a bare title line between blank lines ("Affiliate
+    # Marketing"): § 1022.22(b)'s "at least five years" is about affiliate marketing only
+    # through it (memo-01, issue 13).
+    _, spans = spans_of(CFR_1022, root=CORPUS_DIR)
+    duration = next(s for s in spans if s.heading.startswith("§ 1022.22 "))
+    assert duration.heading_path == ("PART 1022—FAIR CREDIT REPORTING (REGULATION V)",
+                                     "Affiliate Marketing", "§ 1022.22 Scope and duration of opt-out.")
+    first = next(s for s in spans if s.heading.startswith("§ 1022.1 "))
+    assert first.heading_path[1] == "General Provisions"
+    # The next subpart's title closes the one before it.
+    later = next(s for s in spans if s.heading.startswith("§ 1022.30 "))
+    assert later.heading_path[1] == "Medical Information"
+    users = next(s for s in spans if s.heading.startswith("§ 1022.54 "))
+    assert users.heading_path[1] == "Duties of Users Regarding Obtaining and Using Consumer Reports"
+
+
+def test_a_short_line_between_paragraphs_is_a_title_only_in_title_case():
+    text = ("PART 9—EXAMPLE\n\nGeneral Provisions\n\n§ 9.1 Scope.\nThis part applies to banks.\n\n"
+            "Signed for the bank\n\n§ 9.2 Duty.\nA bank shall keep records.\n")
+    spans = chunk_text(text, None, min_words=1, max_words=8, overlap_words=0)
+    paths = {s.heading: s.heading_path for s in spans}
+    assert paths["§ 9.1 Scope."] == ("PART 9—EXAMPLE", "General Provisions", "§ 9.1 Scope.")
+    assert paths["§ 9.2 Duty."] == ("PART 9—EXAMPLE", "General Provisions", "§ 9.2 Duty.")
 
 
 def test_ingest_stores_the_path_and_the_pinpoint_cites_the_enclosing_section(demo_workspace):

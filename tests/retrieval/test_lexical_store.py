@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 
 from ciq.models import Workspace
+from ciq.text import text_folded
 from retrieval.fts import (
     TOKENIZER,
     fts_document_frequencies,
@@ -37,8 +38,9 @@ def fts5_reference(workspace: Workspace) -> sqlite3.Connection:
     conn.execute(f"CREATE VIRTUAL TABLE f USING fts5(text, heading, title, tokenize = '{TOKENIZER}')")
     conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(f, 'row')")
     conn.executemany("INSERT INTO f (rowid, text, heading, title) VALUES (?, ?, ?, ?)",
-                     Chunk.objects.filter(document__workspace=workspace)
-                     .values_list("pk", "text", "heading", "document__title"))
+                     [(pk, *map(text_folded, columns)) for pk, *columns in
+                      Chunk.objects.filter(document__workspace=workspace)
+                      .values_list("pk", "text", "heading", "document__title")])
     return conn
 
 
@@ -94,6 +96,21 @@ def test_counts_follow_ingest_retitle_and_delete(demo_workspace, tmp_path):
     # What the write path keeps equals what a rebuild from the chunks gives.
     fts_rebuild(demo_workspace.pk)
     assert fts_document_frequencies(demo_workspace.pk) == after_delete
+
+
+def test_a_word_typeset_with_a_ligature_is_found_by_its_letters(demo_workspace, tmp_path):
+    # PDFs and the text copied from them write "conﬁdential" with the one-letter "ﬁ".
+    memo = tmp_path / "nda.txt"
+    memo.write_text("7. The obligation of con\ufb01dentiality shall extend to three years.\n",
+                    encoding="utf-8")
+    documents_ingest(workspace=demo_workspace, paths=[memo])
+    document = Document.objects.get(workspace=demo_workspace, source_path__endswith="nda.txt")
+    assert "\ufb01" in document.chunks.get().text  # the chunk keeps the document's characters
+    for rebuilt in (False, True):
+        if rebuilt:
+            fts_rebuild(demo_workspace.pk)
+        hits = lexical_index().search("obligation of confidentiality", workspace_id=demo_workspace.pk, k=3)
+        assert Chunk.objects.get(pk=hits[0].chunk_pk).document_id == document.pk
 
 
 def test_a_phrase_finds_its_documents_and_user_text_is_never_query_syntax(demo_workspace, tmp_path):

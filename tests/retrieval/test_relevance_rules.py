@@ -4,6 +4,7 @@ says what has to happen, and the lexicon does not join words that only share a s
 
 import pytest
 
+from ciq.text import content_terms
 from retrieval.lexicon import alternatives
 from retrieval.plan import question_plan
 from retrieval.question import FactKind, question_analyse
@@ -396,6 +397,81 @@ def test_a_rare_verb_of_the_question_does_not_outweigh_its_nouns():
     # A rare noun still weighs what it weighs: a payday lender is what the question is about.
     lender = question_analyse("Can a payday lender charge a rollover fee?")
     assert not any(t.verbal for t in lender.facets[0].terms)
+
+
+@pytest.mark.parametrize("question, verb", [
+    ("The sheriff is auctioning off tax-foreclosed parcels. What hours can the sale run, and can the "
+     "sheriff postpone it?", "run"),
+    ("How often can the council meet?", "meet"),
+    ("What can the city charge?", "charg"),
+])
+def test_the_verb_after_an_inverted_subject_is_a_verb(question, verb):
+    # "can the sale run": a modal, its subject (one noun) and the clause's last word,
+    # which the inversion makes the verb. As a noun, the rare "run" outweighed "hours" and
+    # "sale", and the rule "between the hours of 10 a.m. and 4 p.m." was not an answer.
+    assert next(t for t in question_analyse(question).facets[0].terms if t.key == verb).verbal
+
+
+@pytest.mark.parametrize("question, noun", [
+    ("Can a tenant withhold rent?", "rent"),
+    ("Can the landlord keep deposits?", "deposit"),
+    ("Does the county require a permit?", "permit"),
+])
+def test_an_object_after_the_verb_stays_a_noun(question, noun):
+    assert not next(t for t in question_analyse(question).facets[0].terms if t.key == noun).verbal
+
+
+def test_hours_of_a_sale_answer_what_hours_it_can_run():
+    idf = {"hour": 2.93, "sale": 1.96, "run": 4.88, "sheriff": 4.72, "auction": 6.01, "batch": 5.32,
+           "tax": 2.79, "foreclos": 6.3, "parcel": 3.54, "counti": 1.51}
+    analysis = question_analyse("The sheriff is auctioning off a batch of tax-foreclosed parcels for a "
+                                "county. What hours can the sale run?")
+    rule = ("All sales shall be made in the county in which the land is situated between the hours of "
+            "10 a.m. and 4 p.m., and may be adjourned from day to day for not to exceed 10 days.")
+    assert sentence_relevance(analysis, rule, idf=idf).addressed == (0,)
+
+
+def test_keeping_something_secret_is_confidentiality_not_retention():
+    # "keep their information secret": the object stands between "keep" and "secret", and
+    # the act is the lexicon's "keep secret" (confidentiality), not keeping records.
+    analysis = question_analyse("The project is over and we returned their materials. How long do we "
+                                "still have to keep their information secret?")
+    assert analysis.facets[0].action.key == "keep secret"
+
+
+def test_a_typeset_ligature_reads_as_its_letters():
+    # The Accruence NDA (ContractNLI 289) is typeset with "ﬁ" ligatures: "conﬁdentiality".
+    from tests.conftest import CORPUS_DIR
+    path = CORPUS_DIR / "private/contractnli/cnli_289_Non-Disclosure-Agreement-NDA.txt"
+    if not path.is_file():
+        pytest.skip(f"no shared corpus at {CORPUS_DIR}")
+    rule = next(line for line in path.read_text(encoding="utf-8").splitlines()
+                if line.startswith("7. The obligation of con"))
+    assert "\ufb01" in rule
+    assert {"confidenti", "certif"} <= set(content_terms(rule))
+    analysis = question_analyse("Our client has a mutual NDA with Accruence. The project is over; we "
+                                "returned their materials. How long do we still have to keep their "
+                                "information secret?")
+    assert sentence_relevance(analysis, rule).addressed == (0,)
+
+
+def test_a_period_counted_after_the_event_does_not_say_how_far_ahead_of_it():
+    # Asked how far ahead of maturity a renewal notice is due, CIQ answered High with
+    # 12 CFR 1022's "18 months after the date of maturity" (affiliate marketing).
+    analysis = question_analyse("A customer says she never got the notice that her CD was going to renew. "
+                                "How far ahead of maturity should the bank have sent it?")
+    before = ("The disclosures shall be mailed or delivered at least 30 calendar days before maturity of "
+              "the existing account.")
+    after = ("If a consumer did not renew the certificate at maturity, the financial institution can use "
+             "eligibility information to make solicitations to the consumer for 18 months after the date of "
+             "maturity of the certificate of deposit.")
+    assert sentence_relevance(analysis, before).slots == (True,)
+    assert sentence_relevance(analysis, after).slots == (False,)
+    # Without "ahead" or "in advance" the direction is not asked: "how long after …" or a
+    # wait ("how long must she wait before …") is answered by a period after an event.
+    wait = question_analyse("How long must a collector wait before calling again?")
+    assert sentence_relevance(wait, "A debt collector may not call again for 7 days after a "
+                                    "telephone conversation.").slots == (True,)
 
 
 # -- everyday wording around the asked thing (a blind set's failures, read as rules) -------------
