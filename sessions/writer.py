@@ -20,6 +20,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Protocol
 
 from ciq.text import content_terms, sentence_spans
@@ -337,6 +338,69 @@ def _chunk_sentences(chunk: RetrievedChunk) -> tuple[list[str], int]:
     return prose + table_sentences(chunk.text) + tabbed_sentences(chunk.text), len(prose)
 
 
+# A labelled line ("(b) …", "(a)(2)(ii) …", "4. …") and the label of the line after it.
+_LABELLED_LINE_RE = re.compile(r"^\s*((?:\([0-9a-zA-Z]{1,5}\))+|\d{1,3}\.)\s+(\S.*?)\s*$")
+# The first item of a list, in each numbering style: a caption is followed by its first item.
+_FIRST_LABELS = frozenset("1 i a A I".split())
+# Words a caption does without: it names a topic and states nothing.
+_STATING_RE = re.compile(r"\b(?:shall|must|may|will|can|is|are|was|were|be|been|means|has|have|does|do)\b",
+                         re.I)
+CAPTION_MAX_WORDS = 20
+
+
+def _captions(text: str, sentences: Sequence[str]) -> set[int]:
+    """Positions of ``sentences`` (of a chunk whose text is ``text``) that are a paragraph's
+    caption, which names what the paragraph is about and states no rule, so it is never
+    quoted, as a heading is not:
+
+    - a sentence said twice in a row ("(b) Notice before maturity for time accounts
+      longer than one month that renew automatically. Notice before maturity …", as the
+      CFR's eRegulations text opens 108 paragraphs of the corpus);
+    - a title set as a sentence (:func:`_title_cased`);
+    - a labelled line of at most :data:`CAPTION_MAX_WORDS` words without a verb that
+      states (:data:`_STATING_RE`), not ending as a list item does (",", ";", ":"),
+      followed by the first item of a list in another style ("(b) Notice before maturity
+      … automatically." then "1. Maturity dates on nonbusiness days …", as the CFR's
+      official interpretations are laid out; "(v) … ;" then "(vi) …", or "(h) …" then
+      "(i) …", is a list)."""
+    keys = [normalise_sentence(clean_sentence(s) or "") for s in sentences]
+    found = {i + d for i in range(len(keys) - 1) if keys[i] and keys[i] == keys[i + 1] for d in (0, 1)}
+    found |= {i for i, s in enumerate(sentences) if _title_cased(clean_sentence(s) or "")}
+    lines = [_LABELLED_LINE_RE.match(line) for line in text.splitlines() if line.strip()]
+    titles = set()
+    for line, after in pairwise(lines):
+        if line is None or after is None:
+            continue
+        caption, label = line.group(2), _last_label(line.group(1)).strip("().")
+        first = _last_label(after.group(1)).strip("().")
+        sibling = len(label) == 1 and chr(ord(label) + 1) == first  # "(h)" then "(i)"
+        if (len(caption.split()) <= CAPTION_MAX_WORDS and not _STATING_RE.search(caption)
+                and caption[-1] not in ",;:" and first in _FIRST_LABELS and not sibling
+                and _label_style(_last_label(line.group(1))) != _label_style(_last_label(after.group(1)))):
+            titles.add(normalise_sentence(clean_sentence(line.group(0)) or ""))
+    return found | {i for i, key in enumerate(keys) if key and key in titles}
+
+
+_MINOR_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
+
+
+def _title_cased(sentence: str) -> bool:
+    """Whether ``sentence`` is a title set as a sentence: three to :data:`CAPTION_MAX_WORDS`
+    words, each capitalised but the minor ones, no number and no verb that states
+    ("Automatically Renewable Time Accounts With Maturities of One Year or Less But
+    Longer Than One Month."); none with a colon, which names someone ("Present: Mayor …")."""
+    words = sentence.rstrip(" .").split()
+    return (3 <= len(words) <= CAPTION_MAX_WORDS and not any(c.isdigit() or c == ":" for c in sentence)
+            and sentence.rstrip()[-1:] not in (",", ";")  # an item of a list of names
+            and not _STATING_RE.search(sentence)
+            and all(w[0].isupper() or w.lower() in _MINOR_WORDS for w in words if w[0].isalpha()))
+
+
+def _last_label(label: str) -> str:
+    """The innermost of chained labels: "(a)(2)(ii)" → "(ii)"."""
+    return label[label.rfind("("):] if label.endswith(")") else label
+
+
 DISTRICT_LOOKBACK = 300  # characters before a sentence that may name the district it is under
 
 
@@ -375,12 +439,13 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
         raw, prose = _chunk_sentences(chunk)
         elsewhere = analysis is not None and out_of_place(
             analysis, chunk.jurisdiction, f"{chunk.document_title}\n{chunk.heading}\n{chunk.text}")
+        captions = _captions(chunk.text, raw[:prose])
         for position, sentence in enumerate(raw):
             text = clean_sentence(sentence, row=position >= prose)
             if text is None:
                 continue
             key = normalise_sentence(text)
-            if key in request.exclude or (heading and key == heading):
+            if key in request.exclude or (heading and key == heading) or position in captions:
                 continue
             terms = frozenset(content_terms(text))
             if analysis is None:

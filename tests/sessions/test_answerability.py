@@ -503,6 +503,54 @@ def test_a_county_question_is_not_answered_by_a_federal_rule_that_shares_its_wor
     assert "[cite:fedfedfedfed]" in _answer(question, [FEDERAL_APPEAL], [])
 
 
+def test_a_caption_repeated_as_its_paragraph_opens_is_never_the_answer():
+    # 12 CFR 1030's eRegulations text opens a paragraph with its caption, twice: "(b) Notice
+    # before maturity for time accounts longer than one month that renew automatically.
+    # Notice before …". The caption's "one month" is the account's term, not the notice
+    # period, yet it led the answer to "how much notice before a CD rolls over?".
+    from tests.conftest import CORPUS_DIR
+
+    path = CORPUS_DIR / "federal/us-cfr-12/12cfr1030_truth_in_savings.txt"
+    if not path.is_file():
+        pytest.skip(f"no shared corpus at {CORPUS_DIR}")
+    paragraph = next(line for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.startswith("(b) Notice before maturity for time accounts longer than one month"))
+    chunk = _chunk("cfr1030cfr10", jurisdiction="US", level="federal", title="12 CFR Part 1030",
+                   text=paragraph)
+    from sessions.writer import ExtractiveWriter, WriteRequest
+
+    question = "How much notice does a bank owe a depositor before a one-year CD automatically rolls over?"
+    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer", chunks=[chunk],
+                                                   analysis=question_analyse(question)))
+    assert "30 calendar days before maturity" in text
+    assert "renew automatically [cite" not in text and "renew automatically. [cite" not in text
+    # The official interpretations give the caption a line of its own, over numbered items.
+    commentary = ("(a)(2)(ii) Check printing fees.\n1. Increase in fees. A notice is not required for "
+                  "an increase in fees for printing checks.\n(b) Notice before maturity for time accounts "
+                  "longer than one month that renew automatically.\n1. Maturity dates on nonbusiness days. "
+                  "In determining the term of a time account, institutions may disregard the fact that "
+                  "the term will be extended beyond the disclosed number of days.")
+    chunk = _chunk("cfr1030supp1", jurisdiction="US", level="federal", title="12 CFR Part 1030",
+                   text=commentary)
+    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer", chunks=[chunk],
+                                                   analysis=question_analyse(question)))
+    assert "Notice before maturity" not in text
+    # Nor is a title set as a sentence (12 CFR 1030, Appendix B).
+    titled = _chunk("cfr1030appb", jurisdiction="US", level="federal", title="12 CFR Part 1030",
+                    text="Automatically Renewable Time Accounts With Maturities of One Year or Less But "
+                         "Longer Than One Month. The institution must mail the notice at least 30 calendar "
+                         "days before maturity.")
+    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer", chunks=[titled],
+                                                   analysis=question_analyse(question)))
+    assert "Automatically Renewable" not in text and "30 calendar days before maturity" in text
+    # A short rule over its own items states something: it is no caption.
+    rule = _chunk("rulerulerule", jurisdiction="US", level="federal", title="12 CFR Part 1030",
+                  text="(b) Notice shall be given 30 days before maturity.\n(1) Exceptions. None apply.")
+    text = ExtractiveWriter().compose(WriteRequest(question=question, mode="answer", chunks=[rule],
+                                                   analysis=question_analyse(question)))
+    assert "Notice shall be given 30 days before maturity" in text
+
+
 def test_a_state_passage_that_names_the_town_is_about_it():
     from retrieval.relevance import out_of_place
 
