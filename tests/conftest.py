@@ -43,6 +43,15 @@ def corpus_workspace_of(name: str, *paths: Path):
     return workspace
 
 
+def corpus_line(relative: str, prefix: str) -> str:
+    """The first line starting with ``prefix`` of the shared corpus file at ``relative``
+    (as written: ligatures and all). Skips as :func:`corpus_workspace_of` does."""
+    if not CORPUS_DIR.is_dir() and not os.environ.get("CI"):
+        pytest.skip(f"no shared corpus at {CORPUS_DIR}")
+    lines = (CORPUS_DIR / relative).read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if line.startswith(prefix))
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """Ingest the samples once; each test then runs inside a rolled-back transaction."""

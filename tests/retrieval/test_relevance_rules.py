@@ -441,12 +441,10 @@ def test_keeping_something_secret_is_confidentiality_not_retention():
 
 def test_a_typeset_ligature_reads_as_its_letters():
     # The Accruence NDA (ContractNLI 289) is typeset with "ﬁ" ligatures: "conﬁdentiality".
-    from tests.conftest import CORPUS_DIR
-    path = CORPUS_DIR / "private/contractnli/cnli_289_Non-Disclosure-Agreement-NDA.txt"
-    if not path.is_file():
-        pytest.skip(f"no shared corpus at {CORPUS_DIR}")
-    rule = next(line for line in path.read_text(encoding="utf-8").splitlines()
-                if line.startswith("7. The obligation of con"))
+    from tests.conftest import corpus_line
+
+    rule = corpus_line("private/contractnli/cnli_289_Non-Disclosure-Agreement-NDA.txt",
+                       "7. The obligation of con")
     assert "\ufb01" in rule
     assert {"confidenti", "certif"} <= set(content_terms(rule))
     analysis = question_analyse("Our client has a mutual NDA with Accruence. The project is over; we "

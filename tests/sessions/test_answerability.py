@@ -508,13 +508,10 @@ def test_a_caption_repeated_as_its_paragraph_opens_is_never_the_answer():
     # before maturity for time accounts longer than one month that renew automatically.
     # Notice before …". The caption's "one month" is the account's term, not the notice
     # period, yet it led the answer to "how much notice before a CD rolls over?".
-    from tests.conftest import CORPUS_DIR
+    from tests.conftest import corpus_line
 
-    path = CORPUS_DIR / "federal/us-cfr-12/12cfr1030_truth_in_savings.txt"
-    if not path.is_file():
-        pytest.skip(f"no shared corpus at {CORPUS_DIR}")
-    paragraph = next(line for line in path.read_text(encoding="utf-8").splitlines()
-                     if line.startswith("(b) Notice before maturity for time accounts longer than one month"))
+    paragraph = corpus_line("federal/us-cfr-12/12cfr1030_truth_in_savings.txt",
+                            "(b) Notice before maturity for time accounts longer than one month")
     chunk = _chunk("cfr1030cfr10", jurisdiction="US", level="federal", title="12 CFR Part 1030",
                    text=paragraph)
     from sessions.writer import ExtractiveWriter, WriteRequest
