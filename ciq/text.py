@@ -40,6 +40,9 @@ INSTRUCTION_WORDS = frozenset(
     """.split()
 )
 
+# The words a title leaves in lower case ("Requirements for Remittance Transfers").
+TITLE_MINOR_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
+
 _stemmer = snowballstemmer.stemmer("porter")
 
 

@@ -39,6 +39,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from ciq.text import TITLE_MINOR_WORDS
+
 DEFAULT_MIN_WORDS = 150
 DEFAULT_MAX_WORDS = 400
 DEFAULT_OVERLAP_WORDS = 40
@@ -80,7 +82,6 @@ _SHORT_HEADING_WORDS = 14
 # county codes ("Confidential", "Residential") stand alone too, but not before a §.
 _TITLE_LINE_WORDS = 12
 _TITLE_LINE_RE = re.compile(r"[A-Z][A-Za-z'’-]*(?:,?\s+(?:[A-Z][A-Za-z'’-]*|&|[a-z]{1,4}))*")
-_MINOR_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
 _SECTION_FOLLOWS_RE = re.compile(r"[ \t\r]*\n[ \t\r]*\n\s*§{1,2}\s*\d")
 _CLAUSE_RE = re.compile(
     r"(?:\(\w{1,4}\)|\d{1,3}[.)]|[A-Za-z][.)]|\d{1,3}(?:\.\d{1,3})+\.?|[-*•●▪◦])\s"
@@ -420,11 +421,11 @@ def _classify(line: str, words: int, *, titles_section: bool = False) -> int:
 
 def _is_title_line(line: str) -> bool:
     """Whether a short line is a title: title case ("Requirements for Remittance
-    Transfers"; the minor words of :data:`_MINOR_WORDS` in lower case), no stop."""
+    Transfers"; the minor words of :data:`ciq.text.TITLE_MINOR_WORDS` in lower case), no stop."""
     if not _TITLE_LINE_RE.fullmatch(line):
         return False
     words = line.replace(",", "").split()
-    return all(word[0].isupper() or word in _MINOR_WORDS or word == "&" for word in words)
+    return all(word[0].isupper() or word in TITLE_MINOR_WORDS or word == "&" for word in words)
 
 
 _MARKDOWN_LEVEL_RE = re.compile(r"^(#{1,6})\s")

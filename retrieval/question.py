@@ -564,7 +564,7 @@ _VERB_PARTICLES = PHRASAL_PARTICLES | {"in"}
 
 # Subject-auxiliary inversion: a modal or "do", a determiner and one noun (the subject),
 # then the clause's last word, which is its verb ("What hours can the sale *run*?", "How
-# long does the notice *last*?"). One subject word only: in "can a tenant withhold rent?"
+# often can the council *meet*?"). One subject word only: in "can a tenant withhold rent?"
 # the clause's last word is the object.
 _INVERTED_VERB_RE = re.compile(
     r"\b(?:can|could|will|would|may|might|must|should|shall|does|do|did)\s+"

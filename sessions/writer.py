@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Protocol
 
-from ciq.text import content_terms, sentence_spans
+from ciq.text import TITLE_MINOR_WORDS, content_terms, sentence_spans
 from retrieval.index import query_terms
 from retrieval.meaning import prefetch, relevance_by_meaning
 from retrieval.question import YEAR_RE, Facet, FactKind, QuestionAnalysis, act_parties
@@ -381,9 +381,6 @@ def _captions(text: str, sentences: Sequence[str]) -> set[int]:
     return found | {i for i, key in enumerate(keys) if key and key in titles}
 
 
-_MINOR_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
-
-
 def _title_cased(sentence: str) -> bool:
     """Whether ``sentence`` is a title set as a sentence: three to :data:`CAPTION_MAX_WORDS`
     words, each capitalised but the minor ones, no number and no verb that states
@@ -393,7 +390,7 @@ def _title_cased(sentence: str) -> bool:
     return (3 <= len(words) <= CAPTION_MAX_WORDS and not any(c.isdigit() or c == ":" for c in sentence)
             and sentence.rstrip()[-1:] not in (",", ";")  # an item of a list of names
             and not _STATING_RE.search(sentence)
-            and all(w[0].isupper() or w.lower() in _MINOR_WORDS for w in words if w[0].isalpha()))
+            and all(w[0].isupper() or w.lower() in TITLE_MINOR_WORDS for w in words if w[0].isalpha()))
 
 
 def _last_label(label: str) -> str:
