@@ -49,6 +49,7 @@ REFERENCE_PATH = Path(__file__).parent / "data" / "reference_df.json"
 # retrieval", SIGIR 2001) applied to document frequencies; a round value, not fitted.
 REFERENCE_CHUNKS = 1000
 _BATCH = 500  # rows per INSERT / DELETE statement (SQLite's variable limit is 32,766)
+_REBUILD_BATCH = 5_000  # chunks read at a time by fts_rebuild
 
 
 def _on_postgres() -> bool:
@@ -171,12 +172,18 @@ def fts_rebuild(workspace_id: int) -> int:
         return fts_postgres.fts_rebuild(workspace_id)
     fts_drop(workspace_id)  # forgets what fts_memory held of it
     fts_ensure(workspace_id)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c "
-                       "JOIN retrieval_document AS d ON d.id = c.document_id WHERE d.workspace_id = %s "
-                       "ORDER BY c.id", [workspace_id])
-        rows = cursor.fetchall()
-    return fts_add(workspace_id, rows)
+    indexed, last = 0, 0
+    while True:  # in pk order, a batch at a time: a large workspace is never held in memory whole
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c "
+                           "JOIN retrieval_document AS d ON d.id = c.document_id "
+                           "WHERE d.workspace_id = %s AND c.id > %s ORDER BY c.id LIMIT %s",
+                           [workspace_id, last, _REBUILD_BATCH])
+            rows = cursor.fetchall()
+        if not rows:
+            return indexed
+        indexed += fts_add(workspace_id, rows)  # folded there, as at ingest
+        last = rows[-1][0]
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:

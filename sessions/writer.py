@@ -348,8 +348,9 @@ _STATING_RE = re.compile(r"\b(?:shall|must|may|will|can|is|are|was|were|be|been|
 CAPTION_MAX_WORDS = 20
 
 
-def _captions(text: str, sentences: Sequence[str]) -> set[int]:
-    """Positions of ``sentences`` (of a chunk whose text is ``text``) that are a paragraph's
+def _captions(text: str, sentences: Sequence[str | None]) -> set[int]:
+    """Positions of ``sentences`` (of a chunk whose text is ``text``, each as
+    :func:`clean_sentence` gives it, None for one it drops) that are a paragraph's
     caption, which names what the paragraph is about and states no rule, so it is never
     quoted, as a heading is not:
 
@@ -363,9 +364,9 @@ def _captions(text: str, sentences: Sequence[str]) -> set[int]:
       … automatically." then "1. Maturity dates on nonbusiness days …", as the CFR's
       official interpretations are laid out; "(v) … ;" then "(vi) …", or "(h) …" then
       "(i) …", is a list)."""
-    keys = [normalise_sentence(clean_sentence(s) or "") for s in sentences]
+    keys = [normalise_sentence(s or "") for s in sentences]
     found = {i + d for i in range(len(keys) - 1) if keys[i] and keys[i] == keys[i + 1] for d in (0, 1)}
-    found |= {i for i, s in enumerate(sentences) if _title_cased(clean_sentence(s) or "")}
+    found |= {i for i, s in enumerate(sentences) if s and _title_cased(s)}
     lines = [_LABELLED_LINE_RE.match(line) for line in text.splitlines() if line.strip()]
     titles = set()
     for line, after in pairwise(lines):
@@ -436,9 +437,9 @@ def candidates_for(request: WriteRequest) -> list[Candidate]:
         raw, prose = _chunk_sentences(chunk)
         elsewhere = analysis is not None and out_of_place(
             analysis, chunk.jurisdiction, f"{chunk.document_title}\n{chunk.heading}\n{chunk.text}")
-        captions = _captions(chunk.text, raw[:prose])
-        for position, sentence in enumerate(raw):
-            text = clean_sentence(sentence, row=position >= prose)
+        cleaned = [clean_sentence(s, row=position >= prose) for position, s in enumerate(raw)]
+        captions = _captions(chunk.text, cleaned[:prose])
+        for position, (sentence, text) in enumerate(zip(raw, cleaned, strict=True)):
             if text is None:
                 continue
             key = normalise_sentence(text)

@@ -49,7 +49,9 @@ def corpus_line(relative: str, prefix: str) -> str:
     if not CORPUS_DIR.is_dir() and not os.environ.get("CI"):
         pytest.skip(f"no shared corpus at {CORPUS_DIR}")
     lines = (CORPUS_DIR / relative).read_text(encoding="utf-8").splitlines()
-    return next(line for line in lines if line.startswith(prefix))
+    found = next((line for line in lines if line.startswith(prefix)), None)
+    assert found is not None, f"no line of {relative} starts with {prefix!r}"
+    return found
 
 
 @pytest.fixture(scope="session")

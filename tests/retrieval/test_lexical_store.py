@@ -98,6 +98,15 @@ def test_counts_follow_ingest_retitle_and_delete(demo_workspace, tmp_path):
     assert fts_document_frequencies(demo_workspace.pk) == after_delete
 
 
+def test_a_rebuild_in_batches_indexes_what_ingest_indexed(demo_workspace, monkeypatch):
+    import retrieval.fts
+
+    before = fts_document_frequencies(demo_workspace.pk)
+    monkeypatch.setattr(retrieval.fts, "_REBUILD_BATCH", 100)  # the demo's 764 chunks: 8 batches
+    assert fts_rebuild(demo_workspace.pk) == Chunk.objects.filter(document__workspace=demo_workspace).count()
+    assert fts_document_frequencies(demo_workspace.pk) == before
+
+
 def test_a_word_typeset_with_a_ligature_is_found_by_its_letters(demo_workspace, tmp_path):
     # PDFs and the text copied from them write "conﬁdential" with the one-letter "ﬁ".
     memo = tmp_path / "nda.txt"
