@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from django.db import connection
+from django.db import connection, transaction
 
 from ciq.text import text_folded
 from retrieval import fts_memory, fts_postgres
@@ -166,14 +166,24 @@ def fts_drop(workspace_id: int) -> None:
 
 
 def fts_rebuild(workspace_id: int) -> int:
-    """Rebuild the workspace's table from its chunks (``manage.py reindex``, migrations);
-    the number of chunks indexed."""
+    """Rebuild the workspace's index from its chunks (``manage.py reindex``, migrations);
+    the number of chunks indexed. The chunks are read :data:`_REBUILD_BATCH` at a time in
+    pk order, so a large workspace is never held in memory whole. On PostgreSQL one
+    transaction holds the workspace's lock from the drop to the last row added."""
     if _on_postgres():
-        return fts_postgres.fts_rebuild(workspace_id)
+        with transaction.atomic():
+            fts_postgres.fts_drop(workspace_id)
+            return sum(fts_postgres.fts_add(workspace_id, rows) for rows in _chunk_batches(workspace_id))
     fts_drop(workspace_id)  # forgets what fts_memory held of it
     fts_ensure(workspace_id)
-    indexed, last = 0, 0
-    while True:  # in pk order, a batch at a time: a large workspace is never held in memory whole
+    return sum(fts_add(workspace_id, rows) for rows in _chunk_batches(workspace_id))  # folded as at ingest
+
+
+def _chunk_batches(workspace_id: int) -> Iterator[list[tuple[int, str, str, str]]]:
+    """The workspace's chunks as (pk, text, heading, document title) rows, in pk order,
+    :data:`_REBUILD_BATCH` rows a list (keyset pagination: each batch one indexed query)."""
+    last = 0
+    while True:
         with connection.cursor() as cursor:
             cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c "
                            "JOIN retrieval_document AS d ON d.id = c.document_id "
@@ -181,8 +191,8 @@ def fts_rebuild(workspace_id: int) -> int:
                            [workspace_id, last, _REBUILD_BATCH])
             rows = cursor.fetchall()
         if not rows:
-            return indexed
-        indexed += fts_add(workspace_id, rows)  # folded there, as at ingest
+            return
+        yield rows
         last = rows[-1][0]
 
 

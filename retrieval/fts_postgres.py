@@ -30,7 +30,7 @@ indexes every token), so idf lookups would miss and positions would differ; ``si
 does not stem at all.
 
 Term statistics are maintained by the write functions (:func:`fts_add`,
-:func:`fts_remove`, :func:`fts_retitle`, :func:`fts_drop`, :func:`fts_rebuild`) in the
+:func:`fts_remove`, :func:`fts_retitle`, :func:`fts_drop`; ``retrieval.fts.fts_rebuild``) in the
 caller's transaction, never computed at query time: ``ts_stat`` reads every row, and a
 GIN count per term costs a bitmap scan of the term's postings (measured: README
 "Running on PostgreSQL"). Every write first takes the workspace's lock on its counts
@@ -324,20 +324,6 @@ def fts_drop(workspace_id: int) -> None:
         for table in ("retrieval_lexical", "retrieval_lexical_posting", "retrieval_lexical_df",
                       "retrieval_lexical_stats"):
             cursor.execute(f"DELETE FROM {table} WHERE workspace_id = %s", [workspace_id])
-
-
-def fts_rebuild(workspace_id: int) -> int:
-    """Index the workspace again from its chunks; the number of chunks indexed. One
-    transaction holding the workspace's lock from the drop to the last row added (in
-    autocommit the drop's lock ended with its statement)."""
-    with transaction.atomic():
-        fts_drop(workspace_id)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT c.id, c.text, c.heading, d.title FROM retrieval_chunk AS c JOIN "
-                           "retrieval_document AS d ON d.id = c.document_id WHERE d.workspace_id = %s "
-                           "ORDER BY c.id", [workspace_id])
-            rows = cursor.fetchall()
-        return fts_add(workspace_id, rows)
 
 
 def fts_document_frequencies(workspace_id: int,

@@ -36,7 +36,7 @@ BACKWARD = ["DROP TABLE IF EXISTS retrieval_lexical_posting"]
 def forward(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from retrieval.fts_postgres import fts_rebuild
+    from retrieval.fts import fts_rebuild
 
     for sql in FORWARD:
         schema_editor.execute(sql)

@@ -100,10 +100,18 @@ def test_counts_follow_ingest_retitle_and_delete(demo_workspace, tmp_path):
 
 def test_a_rebuild_in_batches_indexes_what_ingest_indexed(demo_workspace, monkeypatch):
     import retrieval.fts
+    import retrieval.fts_postgres
 
     before = fts_document_frequencies(demo_workspace.pk)
     monkeypatch.setattr(retrieval.fts, "_REBUILD_BATCH", 100)  # the demo's 764 chunks: 8 batches
+    added: list[int] = []  # rows each write is handed, on either database
+    for module in (retrieval.fts, retrieval.fts_postgres):
+        def spy(workspace_id, rows, add=module.fts_add):
+            added.append(len(rows))
+            return add(workspace_id, rows)
+        monkeypatch.setattr(module, "fts_add", spy)
     assert fts_rebuild(demo_workspace.pk) == Chunk.objects.filter(document__workspace=demo_workspace).count()
+    assert len(added) == 8 and max(added) == 100
     assert fts_document_frequencies(demo_workspace.pk) == before
 
 
