@@ -41,7 +41,9 @@ AS_WRITTEN_ONLY = frozenset(
     "|step down|take down|take out|go up|put in|hand over|be issued|after the fact|have in place"
     "|get out of|pull out of|on the hook|as large as|relative to|closed off|in writing|tip off"
     "|demand for documents|look into|move out|broken down|without giving a reason|without giving any reason"
-    "|without stating a reason".split("|"))
+    "|without stating a reason"
+    # "put" alone places a thing ("put a tank on the lot", "stays put"); "put up" builds it:
+    "|put up".split("|"))
 # Negations are stopwords too, so a negated phrase of one content word has that word's
 # stem, which says its opposite: "without authorization" would be "author" (as in "Health
 # Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where
@@ -293,7 +295,8 @@ run out|expire|expires|remain in effect|remain in force|continue in effect|conti
 obtain|pull|secure|be issued|issued|issuance|acquire
 afterward|afterwards|after the fact|thereafter|following|subsequently
 paperwork|form|forms|application|filing|documentation|report
-put up|put in|install|installation|erect|place|locate
+put|put in|install|installation|erect|place|locate
+put up|install|installation|erect|construct|build|place|locate
 gate|gates|gated|barrier|barriers
 locked|restrict access|restricted access|closed off|block access
 shortened day|shortened school day|abbreviated school day|reduced school day|partial day

@@ -30,6 +30,7 @@ from django.db.models import Count, Max
 from lemminflect import getAllLemmas
 
 from ciq.models import Workspace
+from ciq.text import TITLE_MINOR_WORDS
 from retrieval.fts import fts_documents_with_phrases
 from retrieval.jurisdiction import PRIVATE, jurisdiction_ancestors
 from retrieval.models import Document
@@ -178,13 +179,16 @@ class Gazetteer:
     """A workspace's jurisdictions by name, from its ready documents: ``codes`` present;
     ``levels`` code → jurisdiction level; ``local`` lowercase name → code for municipal and
     county codes; ``acronyms`` acronym or "Regulation X" → document pks; ``parts`` a
-    cited part or chapter's key (:func:`cited_parts`) → document pks."""
+    cited part or chapter's key (:func:`cited_parts`) → document pks; ``titles`` a
+    federal or state act's name in words (:func:`title_names`, a plural's last "s"
+    dropped) → its documents as (jurisdiction, pk) pairs."""
 
     codes: frozenset[str]
     levels: dict[str, str]
     local: dict[str, str]
     acronyms: dict[str, tuple[int, ...]]
     parts: dict[str, tuple[int, ...]]
+    titles: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
 
 # One entry per workspace of this process (small: names and codes), replaced when the
@@ -207,6 +211,28 @@ def title_acronyms(title: str) -> list[str]:
     return [a for a in found if len(a) >= 4]
 
 
+def title_names(title: str) -> list[str]:
+    """The names in words a federal or state act's ``title`` is known by, lowercase: the
+    runs of two or more words of its subject (after the dash, without parentheses or a
+    closing "Act") that neither start nor end on a minor word ("12 CFR Part 1022 — Fair
+    Credit Reporting (Regulation V)" → "fair credit", "fair credit reporting", "credit
+    reporting"; "ORS Chapter 838 — Airport Districts (2021 Edition)" → "airport
+    districts"). A question names the act with one followed by "rules", "law", "act",
+    "statute" … (:data:`_NAMED_ACT_RE`); the name alone is a topic ("credit reporting")."""
+    if "—" not in title:
+        return []
+    subject = re.sub(r"\([^)]*\)", " ", title.split("—", 1)[1])
+    words = re.sub(r"\s+Act\s*$", "", subject.split("—")[0].strip()).lower().split()
+    return [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 2, len(words) + 1)
+            if words[i] not in TITLE_MINOR_WORDS and words[j - 1] not in TITLE_MINOR_WORDS]
+
+
+# "Under the federal credit reporting rules", "the airport district statute", "Oregon's
+# special education law": an act named by its subject (:func:`title_names`; a plural's
+# last word may be written singular).
+_NAMED_ACT_RE = r"\b{name}s?(?:['’]s?)?\s+(?:rules?|regulations?|laws?|act|statutes?|provisions|code)\b"
+
+
 def gazetteer(workspace: Workspace) -> Gazetteer:
     """The workspace's :class:`Gazetteer`, rebuilt when its documents change."""
     docs = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
@@ -215,7 +241,7 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
     if cached and cached[0] == stamp:
         return cached[1]
     rows = list(docs.values_list("pk", "jurisdiction", "jurisdiction_level", "title", "citation_label"))
-    codes, levels, local, acronyms, cited = set(), {}, {}, {}, {}
+    codes, levels, local, acronyms, cited, titles = set(), {}, {}, {}, {}, {}
     for pk, code, level, title, label in rows:
         codes.add(code)
         levels[code] = level
@@ -230,9 +256,13 @@ def gazetteer(workspace: Workspace) -> Gazetteer:
         if code != PRIVATE:  # a contract that cites "12 CFR Part 1022" is not that part
             for key, _ in cited_parts(title)[:1] or cited_parts(label)[:1]:
                 cited.setdefault(key, set()).add(pk)
+        if level in ("federal", "state"):
+            for name in title_names(title):
+                titles.setdefault(re.sub(r"s$", "", name), set()).add((code, pk))
     gaz = Gazetteer(frozenset(codes), levels, local,
                     {k: tuple(sorted(v)) for k, v in acronyms.items()},
-                    {k: tuple(sorted(v)) for k, v in cited.items()})
+                    {k: tuple(sorted(v)) for k, v in cited.items()},
+                    {k: tuple(sorted(v)) for k, v in titles.items()})
     _CACHE[workspace.pk] = (stamp, gaz)
     return gaz
 
@@ -386,6 +416,14 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
         if key in gaz.parts:
             documents.update(gaz.parts[key])
             routing.names.append(cited)
+    states = {m.code for m in places if m.code.count("-") == 1}
+    for name, acts in gaz.titles.items():
+        if re.search(_NAMED_ACT_RE.format(name=re.escape(name)), question, re.I):
+            # A state's act is not named by a question about another state's law.
+            named = [(code, pk) for code, pk in acts if code == "US" or not states - {code}]
+            documents.update(pk for _, pk in named)
+            routing.targets += [code for code, _ in named if code != "US" and code not in routing.targets]
+            routing.names += [name] if named else []
     federal = _FEDERAL_RE.findall(question)
     if documents or federal:
         routing.names += federal

@@ -392,6 +392,12 @@ class QuestionAnalysis:
 _BOTH = (FactKind.DEADLINE, FactKind.AMOUNT)
 # (unit, the kinds of fact it is read for, its cue), first match wins.
 _UNIT_CUES: list[tuple[str, tuple[str, ...], re.Pattern]] = [
+    # "How many people sit on the board?": a count of persons, whatever the rule calls them
+    # ("5 residents of the county", "seven members"), not of the prints a filing needs.
+    # A count of a named kind ("how many jurors can each side strike") keeps its noun as a
+    # topic term instead: "two peremptory challenges" answers it.
+    ("persons", (FactKind.AMOUNT,),
+     re.compile(r"\bhow many (?:\w+ )?(?:people|persons|individuals)\b", re.I)),
     ("money", (FactKind.AMOUNT,),
      re.compile(r"\b(?:fee|fees|fine|fines|cost|costs|charge|charges|price|paid|pay|pays|owe|owes"
                 r"|bill|salary|wage|wages|rent|dollars?|compensation|penalty|penalties|reimburse\w*)\b"
@@ -452,8 +458,9 @@ def cue_text(clause: str) -> str:
 
 def clause_unit(clause: str, kind: str) -> str:
     """The unit a clause names (:data:`_UNIT_CUES`, read for the kinds of fact each
-    applies to): "how many school days" → day, "what fee" → money, "how wide" → size,
-    "how tall" → height, "how long" → period, "do I need a permit" → permit; or ""."""
+    applies to): "how many people" → persons, "how many school days" → day, "what fee" →
+    money, "how wide" → size, "how tall" → height, "how long" → period, "do I need a permit"
+    → permit; or ""."""
     clause = cue_text(clause)
     return next((unit for unit, kinds, cue in _UNIT_CUES if kind in kinds and cue.search(clause)), "")
 

@@ -118,13 +118,19 @@ SUPPORT_VERBS = frozenset(stem(w) for w in """give gives gave given giving bring
     put puts putting set sets setting""".split())
 SUPPORT_VERB_SHARE = 0.5
 
+# Nouns for people a rule counts ("5 residents", "seven members", "two jurors").
+_PERSON_NOUNS = (r"persons?|people|individuals?|members?|residents?|citizens?|electors?|voters?|employees?"
+                 r"|jurors?|witnesses|directors?|commissioners?|trustees?|officers?|representatives?|delegates?"
+                 r"|appointees?|adults?|children|occupants?|owners?|judges?|justices?")
 _UNIT_TIME = (r"(?:business |calendar |school |working |consecutive )?"
               r"(?:days?|weeks?|months?|years?|hours?|minutes?)")
-# "three years of age", "a 16-year-old": an age, not a period of time.
-_NOT_AGE = r"(?![\s-]+(?:of age|old)\b)"
+# "A six-month account", "a one-year CD", "a 30-year mortgage": the term of an account or a
+# security, not a period a rule sets; nor is an age ("three years of age", "a 16-year-old").
+_NOT_AGE_OR_TERM = (r"(?![\s-]+(?:of age|old|(?:time\s+)?(?:accounts?|CDs?|certificates?|deposits?|notes?"
+                    r"|bonds?|mortgages?|treasur\w*))\b)")
 SLOT_PATTERNS: dict[str, re.Pattern] = {
     FactKind.DEADLINE: re.compile(
-        rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
+        rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE_OR_TERM}|\b(?:annual(?:ly)?|monthly|weekly|daily|yearly"
         r"|quarterly|biennial(?:ly)?|immediately|promptly|forthwith)\b|\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)"
         # How often: "at least once each month", "twice a year", "every two weeks".
         # ("every day that a violation continues" is a penalty's count, not a frequency)
@@ -145,9 +151,9 @@ SLOT_PATTERNS: dict[str, re.Pattern] = {
         r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million|billion|thousand)\b|\b(?:no|any) (?:fee|charge|cost)\b"
         rf"|\b{VALUE_NUMBER}[\s-]+(?:million|billion|thousand)\b|{CURRENCY}|{CENTS}"
         # A count of things, two describing words apart at most ("2 covered, enclosed spaces").
-        rf"|\b(?!an?\b){VALUE_NUMBER}(?:\s*\(\d+\))?(?:\s+[a-z-]+,?){{0,2}}\s+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|members|trees"
-        r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?|challenges|jurors|witnesses"
-        r"|votes)\b"
+        rf"|\b(?!an?\b){VALUE_NUMBER}(?:\s*\(\d+\))?(?:\s+[a-z-]+,?){{0,2}}[\s-]+(?:spaces|spots|stalls|seats|beds|bedrooms|rooms|trees"
+        r"|signs|parcels|copies|stories|buildings|structures|accessory dwellings?|challenges|votes"
+        rf"|{_PERSON_NOUNS})\b"
         # A bound on a bare number is a threshold, whatever it counts ("at least 10,000
         # aggregate annual originations"); a bound on a period of time is a deadline's.
         r"|\b(?:at least|(?:no |not )?(?:more|less|fewer) than|exceeds?|exceeding|up to"
@@ -213,10 +219,14 @@ UNIT_PATTERNS: dict[str, re.Pattern] = {
     # A length of time ("how long"): a number of days, weeks …, or how long a rule lasts
     # ("until the information becomes public", "shall survive", "for the term"); not
     # "promptly", "annually" or a clock time, which say when, not how long.
-    "period": re.compile(rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE}"
+    "period": re.compile(rf"\b{VALUE_NUMBER}(?:\s*\(\d+\))?[\s-]+{_UNIT_TIME}\b{_NOT_AGE_OR_TERM}"
                          r"|\b(?:until|till|unless and until|so long as|as long as|perpetual\w*|indefinite\w*"
                          r"|surviv\w*|in perpetuity"
                          r"|for the (?:term|life|duration))\b", re.I),
+    # A count of persons: a number and, two describing words apart at most, a noun for
+    # people ("5 residents of the county", "seven voting members", "a five-member board").
+    "persons": re.compile(rf"\b(?!an?\b){VALUE_NUMBER}(?:\s*\(\d+\))?(?:[\s-]+[a-z]+,?){{0,2}}?[\s-]+"
+                          rf"(?:{_PERSON_NOUNS})\b", re.I),
     # A permit named as a noun: "permitted" (allowed) is not one, though Porter stems both "permit".
     "permit": re.compile(r"\b(?:permits?|licen[cs]es?|variances?|certificates?|approvals?)\b", re.I),
     "clock": re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)"
@@ -249,9 +259,9 @@ _NAMING_KINDS = (FactKind.OBLIGATION, FactKind.PERMISSION, FactKind.PROCEDURE, F
 def slot_present(kind: str, text: str, unit: str = "") -> bool:
     """Whether ``text`` holds a value of the kind a facet of ``kind`` asks for (a
     general facet accepts any sentence) and, when the facet names a ``unit`` ("money",
-    "percent", "size", "height", "day", "week", "month", "year", "hour", "clock", "period", "permit"),
-    a value in that unit (for "period": a length of time; for "permit": a permit, licence,
-    variance, certificate or approval named)."""
+    "percent", "size", "height", "day", "week", "month", "year", "hour", "clock", "period", "permit",
+    "persons"), a value in that unit (for "period": a length of time; for "persons": a count
+    of people; for "permit": a permit, licence, variance, certificate or approval named)."""
     text = _GLUED_NUMBER_RE.sub(" ", text)
     pattern = SLOT_PATTERNS.get(kind)
     if pattern is not None and not pattern.search(text):

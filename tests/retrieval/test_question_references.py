@@ -207,3 +207,42 @@ def test_either_of_two_acts_joined_by_or_answers_the_question():
 
 def test_paying_late_is_a_late_payment():
     assert ("late", "fee") in alternatives(("pai", "late"))
+
+
+def test_an_act_named_by_its_subject_has_its_names():
+    from retrieval.places import title_names
+
+    assert title_names("12 CFR Part 1022 — Fair Credit Reporting (Regulation V)") == [
+        "fair credit", "fair credit reporting", "credit reporting"]
+    assert title_names("ORS Chapter 838 — Airport Districts (2021 Edition)") == ["airport districts"]
+    fdcpa = "12 CFR Part 1006 — Fair Debt Collection Practices Act (Regulation F)"
+    assert "debt collection" in title_names(fdcpa) and "practices act" not in title_names(fdcpa)
+    assert title_names("City of Rivergrove Ordinance No. 81-2011 — Sign (2011)") == []
+
+
+@pytest.mark.django_db
+def test_a_question_that_names_an_act_by_its_subject_is_searched_in_it(other_workspace):
+    # "Under the CFPB's credit reporting rules, how many years does it have to keep the records
+    # backing up what it reported?" was answered High from HMDA's (12 CFR 1003) record keeping.
+    from retrieval.models import Document
+
+    def act(title, code, level):
+        return Document.objects.create(workspace=other_workspace, title=title, jurisdiction=code,
+                                       jurisdiction_level=level, status=Document.Status.READY)
+
+    fcra = act("12 CFR Part 1022 — Fair Credit Reporting (Regulation V)", "US", "federal")
+    act("12 CFR Part 1003 — Home Mortgage Disclosure (Regulation C)", "US", "federal")
+    airports = act("ORS Chapter 838 — Airport Districts (2021 Edition)", "US-OR", "state")
+    routing = question_route("Small auto lender client reports its loans to the credit bureaus. Under the "
+                             "CFPB's credit reporting rules, how many years must it keep the records?",
+                             workspace=other_workspace)
+    assert routing.documents == [fcra.pk] and "credit reporting" in routing.names
+    routing = question_route("Does the airport district statute cap the interest rate on its bonds?",
+                             workspace=other_workspace)
+    assert routing.documents == [airports.pk] and "US-OR" in routing.targets
+    # Named as a topic, not as a body of law, the words route nothing.
+    assert question_route("Does a credit reporting error hurt a loan application?",
+                          workspace=other_workspace).documents == []
+    # Another state's law is not Oregon's chapter.
+    assert question_route("Does the Missouri airport district statute cap bond interest?",
+                          workspace=other_workspace).documents == []

@@ -912,3 +912,30 @@ def test_writing_as_a_noun_is_the_legal_form_not_the_verb_of_a_request():
         assert any(("write",) in t.alternatives and ("written",) in t.alternatives for t in terms)
     request = question_analyse("Write a memo on dock permits").facets[0]
     assert not any("write" in t.stems for t in request.terms)
+
+
+def test_to_put_up_a_structure_is_to_construct_it():
+    # Ray County's fence rule says "constructed"; staff ask to "put up" a fence. The act
+    # test failed on it and the rule was not said to answer.
+    rule = ("No fence shall be constructed of a height greater than 8 feet, except: fence heights of "
+            "greater than 8 feet authorized by Conditional Use Permit.")
+    analysis = question_analyse("Can we put up a fence taller than six feet in a Ray County backyard?")
+    assert sentence_relevance(analysis, rule).addressed == (0,)
+
+
+def test_how_many_people_is_answered_by_a_count_of_people():
+    # Ray County (county/us-mo-ray-county): asked how many people sit on the zoning appeals
+    # board, CIQ answered High with the 20 paper prints a plat filing needs.
+    facet = question_analyse("How many people sit on the county's board of adjustment?").facets[0]
+    assert facet.unit == "persons"
+    prints = ("The applicant shall submit at least 20 large paper prints of not less than (18” x 24”) and "
+              "6 small paper prints (11” x 17”) of the Final Plat to the Planning and Zoning Department.")
+    board = ("The Board shall consist of 5 residents of the county, including no more than 2 residents of "
+             "the incorporated area of the county.")
+    assert not slot_present(facet.kind, prints, facet.unit)
+    assert slot_present(facet.kind, board, facet.unit)
+    assert slot_present(facet.kind, "The commission is a seven-member body.", facet.unit)
+    # A count of a named kind keeps its noun as the topic: "two peremptory challenges"
+    # answers how many jurors a side may strike.
+    jurors = question_analyse("How many jurors can each side strike without giving a reason?")
+    assert jurors.facets[0].unit == ""
