@@ -67,8 +67,8 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
     """The deontic stance of a token sequence: "restrict" (only / except), "prohibit",
     "neg", "oblige", "permit" or "assert". Compared between claim and evidence to find
     modality and negation clashes ("must" vs "may", "may not" vs "may")."""
-    kept = outside_phrases(tokens)
-    toks = set(kept) - PROHIBITION | prohibitions(kept)
+    kept = _either_way(outside_phrases(tokens))
+    toks = set(kept) - PROHIBITION - _OBLIGING_PARTICIPLES | prohibitions(kept) | obligations(kept)
     neg = bool(toks & NEGATION) or bool(toks & PROHIBITION)
     oblige = bool(toks & OBLIGATION)
     permit = bool(toks & PERMISSION)
@@ -88,6 +88,28 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
 
 
 _BE = frozenset("be is are was were been being".split())
+# Participles of obligation: "is required to" obliges, "the disclosures required by
+# § 1005.20" only names them (a reduced relative clause, Quirk et al. 1985, § 17.97).
+_OBLIGING_PARTICIPLES = frozenset("required obligated obliged".split())
+
+
+def obligations(tokens: Sequence[str]) -> set[str]:
+    """The participles of obligation in ``tokens`` that oblige: after a form of "be" (two
+    tokens back at most: "is hereby required"). After a noun a participle describes it
+    ("the notice required by this section"): it obliges nothing in this sentence."""
+    return {tok for i, tok in enumerate(tokens)
+            if tok in _OBLIGING_PARTICIPLES and set(tokens[max(0, i - 2):i]) & _BE}
+
+
+def _either_way(tokens: list[str]) -> list[str]:
+    """``tokens`` with the "not" of "may or may not" dropped: "Businesses may or may not be
+    open to the public" permits both, and prohibits nothing."""
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        if tok == "not" and tokens[max(0, i - 3):i] == ["may", "or", "may"]:
+            continue
+        out.append(tok)
+    return out
 # After a prohibition participle, words that make it a predicate ("prohibited from").
 _PREDICATE_AFTER = frozenset("from to by under in unless except".split())
 

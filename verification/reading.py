@@ -73,6 +73,9 @@ def negations(text: str) -> int:
 
 _QUANTITY_NEG_RE = re.compile(
     r"\b(?:not|no)\s+(?:more|less|later|earlier|fewer|greater|sooner|smaller|larger|shorter|longer)\s+than\b")
+# A price of nothing ("at no additional cost", "without charge") negates nothing.
+_PRICE_NEG_RE = re.compile(r"\b(?:at no (?:additional |extra )?(?:charge|cost|expense)|no charge"
+                           r"|without (?:charge|cost))\b")
 # A phrase the lexicon reads as one word ("without authorization": "unauthorized").
 _PHRASE_NEG_RE = re.compile(
     r"\b(?:" + "|".join(re.escape(p) for p, _ in PHRASES if NEGATION & set(p.split()))
@@ -88,7 +91,8 @@ _POLARITY_RE = re.compile(
 def negative(text: str, scope: Collection[str] | None = None) -> bool:
     """Whether ``text`` is negative: a negative modal phrase ("shall not", "need not") or a
     negation word outside modal phrases, leaving out bounds ("not more than 30 days", "no
-    later than"), conditions ("unless") and numbers ("No. 16"). "Does not apply" and "shall
+    later than"), conditions ("unless"), prices of nothing ("at no cost") and numbers
+    ("No. 16"). "Does not apply" and "shall
     not be applicable" are both negative. With ``scope`` (a claim's terms) only negations
     that govern the claim's words count (see :func:`modals`): "(ii) a decision not to
     enter into a relationship" does not negate "to return the information within five
@@ -96,7 +100,9 @@ def negative(text: str, scope: Collection[str] | None = None) -> bool:
     low = " ".join(text.lower().split())
     if any(m in ("must_not", "need_not") for m in modals(low, scope)):
         return True
-    rest = _PHRASE_NEG_RE.sub(" ", _QUANTITY_NEG_RE.sub(" ", _MULTIWORD_MODAL_RE.sub(" ", low)))
+    rest = low
+    for phrases in (_MULTIWORD_MODAL_RE, _QUANTITY_NEG_RE, _PHRASE_NEG_RE, _PRICE_NEG_RE):
+        rest = phrases.sub(" ", rest)
     return any(_governs(rest, m.end(), scope) for m in _POLARITY_RE.finditer(rest))
 
 

@@ -527,3 +527,39 @@ def test_a_claim_that_negates_a_list_item_still_clashes():
     found = _verify("Fence heights of greater than 8 feet are not authorized by Conditional Use Permit.",
                     FENCE_LIST)
     assert found.verdict != Verdict.SUPPORTED
+
+
+# 12 CFR 1003.5 (HMDA), Rivergrove's WQRA ordinance (Ord. 70-2001), a CUAD co-branding
+# agreement (RSL COM PrimeCall / deltathree) and 12 CFR 1006 (debt collection).
+RECORDS_FORMAT = ("A financial institution may maintain the records required by § 1003.4(f) in electronic "
+                  "or any other format, provided the institution can make the information available to its "
+                  "regulatory agency in a timely manner upon request.")
+ENHANCEMENT = ("Enhancement activities may or may not return the site to a pre-disturbance condition, but "
+               "create/recreate processes and features that occur naturally.")
+PROMOTION = "The services described in Section 5.03 shall be provided at no additional cost to PrimeCall."
+
+
+def test_a_participle_of_obligation_after_its_noun_obliges_nothing(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    permits = "a financial institution may maintain the records required by".split()
+    assert stance_of(permits, False) == "permit"
+    assert stance_of("the institution is required to maintain the records".split(), False) == "oblige"
+    claim = ("A financial institution is allowed to keep the records required by § 1003.4(f) in electronic "
+             "or any other format.")
+    assert _verify(claim, RECORDS_FORMAT).verdict != Verdict.CONTRADICTED
+
+
+def test_may_or_may_not_permits_and_prohibits_nothing(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert stance_of("enhancement activities may or may not return the site".split(), False) == "permit"
+    assert stance_of("enhancement activities may not return the site".split(), False) == "prohibit"
+    claim = "Enhancement activities can return the site to a pre-disturbance condition, or not."
+    assert _verify(claim, ENHANCEMENT).verdict != Verdict.CONTRADICTED
+
+
+def test_at_no_cost_is_a_price_not_a_negation(monkeypatch):
+    monkeypatch.setenv("CIQ_JUDGE_MINILM", "off")
+    assert not negative("PrimeCall gets the Section 5.03 services at no charge.")
+    assert negative("PrimeCall does not get the Section 5.03 services.")
+    claim = "PrimeCall receives the services described in Section 5.03 at no charge."
+    assert sentence_clash(claim, PROMOTION) == ""
