@@ -296,6 +296,9 @@ obtain|pull|secure|be issued|issued|issuance|acquire
 afterward|afterwards|after the fact|thereafter|following|subsequently
 paperwork|form|forms|application|filing|documentation|report
 put|put in|install|installation|erect|place|locate
+due process|procedural due process
+creek|stream|brook|watercourse|water feature|protected water feature
+trail|walkway|walking path|footpath|pathway|bike path
 put up|install|installation|erect|construct|build|place|locate
 gate|gates|gated|barrier|barriers
 locked|restrict access|restricted access|closed off|block access

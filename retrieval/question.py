@@ -142,7 +142,7 @@ SCAFFOLD = frozenset(stem(w) for w in """
     allowed required require requires exactly really actually just still even ever also
     else anything something someone somebody anyone everyone thing things way ok okay happen
     happens want wants wanted decide decided says say said know knows kind kinds sort
-    deadline process procedure step steps threshold draft drafting memo memorandum write
+    deadline due process procedure step steps threshold draft drafting memo memorandum write
     prepare summarize summarise summary explain describe outline list please brief briefing
     client clients our us we i my me you your he she his her they them their it its there
     these days nowadays currently today right away now turn around after all every re
@@ -186,13 +186,20 @@ _FOCUS_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was| were)?\s+(?:the\s+
                        r"(?:(?:the|a|an|my|our|your|his|her|their|its|this|that)\s+)?"
                        r"(?!(?:it|that|this|there|they|these|those|too|so)\b)([a-z][\w-]+)"
                        # "How much notice does …", "how many covered garage spaces does …": the
-                       # noun counted or measured, its verb right after it.
-                       r"|\bhow (?:much|many) (?:[a-z-]+ ){0,2}?([a-z][\w-]+)"
+                       # noun counted or measured, its verb right after it ("how much of the
+                       # site has to stay open space" measures a share of the site, not the site).
+                       r"|\bhow (?:much (?!of\b)|many )(?:[a-z-]+ ){0,2}?([a-z][\w-]+)"
                        r"(?= (?:does|do|did|is|are|was|were|must|should|can|could|will|would|may|might|has"
                        r"|have|had|need|needs|shall)\b)", re.I)
 SITUATION_WEIGHT = 0.5  # terms of the situation told before the question, and shared context
 # Terms kept whatever else happens: a number or year in the question is a fact to match.
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+# "went effective June 1, 2021", "signed … on November 17, 2016", "in March 2014": the date
+# of an event of the case, not the year of a version of the law the answer must speak to
+# ("the 2019 ordinance", "in 2019").
+_EVENT_DATE_RE = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+                            r"(?:\s+\d{1,2}(?:st|nd|rd|th)?,?)?\s+(?:1[89]|20)\d\d\b"
+                            r"|\b\d{1,2}/\d{1,2}/(?:1[89]|20)\d\d\b")
 _CLAUSE_RE = re.compile(r"\?\s+|;\s+|,?\s+and\s+(?=(?:is|are|can|may|must|does|do|how|what|when"
                         r"|who|where|which|whether|if|will|would|should)\b)|\s+or\s+(?=(?:is|are|can"
                         r"|may|must|does|do|how|what|when)\b)", re.I)
@@ -993,6 +1000,13 @@ _ANAPHOR_RE = re.compile(
     r"|^\W*(?:is|was|does|did|can|could|would|will|isn't|doesn't|wouldn't)\s+(?:that|this)\b", re.I)
 
 
+# A clause that asks about a thing of its own: "how many ways in and out …", "what
+# paperwork …", not "how much is it" (the thing asked before).
+_OWN_THING_ASKED_RE = re.compile(r"^\W*(?:and\s+)?(?:how\s+many|(?:what|which)"
+                                 r"(?!\s+(?:is|are|was|were|does|do|did|about|else|if|happens)\b))"
+                                 r"\s+[a-z]+", re.I)
+
+
 # A sentence opens with a capital, or, as staff type in a hurry, with a question word
 # in lower case ("… in the public record. how do we shield the exhibit?").
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"“]|(?:how|what|when|where|which|who|why|can|could|may|must"
@@ -1064,6 +1078,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
     question = re.sub(r"\s+", " ", question).strip()  # long runs of spaces split slowly
     situation, asked = split_situation(question)
     facets: list[Facet] = []
+    unread: set[int] = set()  # clauses asked in words CIQ cannot read (below)
     for clause in clauses(asked):
         kind = fact_kind(clause)
         # "When does the park close at night?": the time of day names the asked value
@@ -1074,6 +1089,15 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         if facets and not terms:
             previous = facets[-1]
             kind = previous.kind if kind == FactKind.GENERAL else kind
+            if kind == previous.kind and _OWN_THING_ASKED_RE.match(clause):
+                # "How much of the site has to stay open space, and how many ways in and out
+                # does it need?": a second question of the same kind in words that are all
+                # scaffold asks something CIQ cannot read. As a facet of its own with no
+                # term, nothing addresses it, and the answer says it was not found rather
+                # than passing the first clause's answer off as the whole.
+                unread.add(len(facets))
+                facets.append(Facet(clause, kind, ()))
+                continue
             facets[-1] = replace(previous, text=f"{previous.text}; {clause}")
             if kind != previous.kind:
                 facets.append(Facet(clause, kind, previous.terms, refers_back=previous.refers_back))
@@ -1096,6 +1120,9 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         situation, situation_terms = earlier, situation_terms + topic_terms(earlier)
     result = []
     for i, facet in enumerate(facets):
+        if i in unread:
+            result.append(facet)
+            continue
         shared: dict[str, Term] = {}
         own = {t.key for t in facet.terms}
         for term in facets[0].terms if i else ():
@@ -1108,7 +1135,7 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         # story: "Is that a crime, and what class?" asks the class of *that* crime.
         refers_back = facet.refers_back or bool(i and facets[0].refers_back)
         result.append(replace(facet, terms=facet.terms + tuple(shared.values()), refers_back=refers_back))
-    years = tuple(dict.fromkeys(YEAR_RE.findall(question)))
+    years = tuple(dict.fromkeys(YEAR_RE.findall(_EVENT_DATE_RE.sub(" ", question))))
     codes = tuple(dict.fromkeys(DISTRICT_CODE_RE.findall(question)))
     return QuestionAnalysis(question=question, kind=result[0].kind, facets=tuple(result),
                             years=years, situation=situation, codes=codes)

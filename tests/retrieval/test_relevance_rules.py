@@ -859,6 +859,8 @@ def test_a_unit_word_is_the_value_asked_not_a_word_the_answer_must_repeat():
     ("How many dogs can a household keep?", "dog"),
     ("How many days does the bank have to reply?", None),  # the unit is the value, not a topic
     ("How much money does the tenant owe?", None),
+    ("How much of the site has to stay common open space?", None),  # a share of the site
+    ("How many of the lots does the developer still hold?", "lot"),
 ])
 def test_the_noun_a_how_much_or_how_many_question_measures_is_its_focus(question, focus):
     found = question_analyse(question).facets[0].focus
@@ -939,3 +941,42 @@ def test_how_many_people_is_answered_by_a_count_of_people():
     # answers how many jurors a side may strike.
     jurors = question_analyse("How many jurors can each side strike without giving a reason?")
     assert jurors.facets[0].unit == ""
+
+
+def test_when_a_report_is_due_asks_its_deadline_and_the_case_s_dates_are_no_version_of_the_law():
+    # 12 CFR 1010.300 (Land Registration): "when is the yearly activity report due" was
+    # declined: "due" weighed as a word the rule must hold, and the year of the date the
+    # registration went effective as a year the rule must speak to.
+    analysis = question_analyse("Our developer client's Statement of Record went effective June 1, 2021. "
+                                "When is the yearly activity report due?")
+    assert analysis.years == ()
+    assert "due" not in topic_stems(analysis)
+    rule = ("The report shall be submitted within 30 days of the annual anniversary of the effective date of "
+            "the initial Statement of Record.")
+    idf = {"yearli": 6.0, "annual": 3.0, "activ": 3.5, "report": 2.0}
+    assert sentence_relevance(analysis, rule, idf=idf).addressed == (0,)
+    # A year named on its own is a version of the law; "due process" is still a topic.
+    assert question_analyse("What did the 2019 ordinance change about fences?").years == ("2019",)
+    assert ("due", "process") in {t.stems for t in question_analyse("Is due process owed before the "
+                                                                     "license is revoked?").topic}
+
+
+def test_a_trail_along_a_creek_is_a_walkway_by_a_water_feature():
+    # Rivergrove's water quality ordinance (Ord. 70-2001) writes "walkway or bike path" and
+    # "Protected Water Feature"; staff ask about "a walking trail along the creek".
+    assert ("walkwai",) in alternatives(("trail",))
+    assert ("protect", "water", "featur") in alternatives(("creek",))
+
+
+def test_a_second_question_in_words_ciq_cannot_read_is_never_answered_by_the_first():
+    # Ray County's PUD rules: "How much of the site has to stay common open space, and how
+    # many ways in and out does it need?" was answered High with the open-space share
+    # alone: the second clause's words are all scaffold, so it was merged into the first.
+    analysis = question_analyse("A developer is pitching a 60-home planned unit development in Ray County. "
+                                "How much of the site has to stay common open space, and how many ways "
+                                "in and out does it need?")
+    assert len(analysis.facets) == 2 and analysis.facets[1].terms == ()
+    rule = "At least 30 percent of the gross land area in PUDs must consist of common open space."
+    assert sentence_relevance(analysis, rule).addressed == (0,)
+    # A clause that only continues the first ("and is it legal?") is still read with it.
+    assert len(question_analyse("What is the fee for a fence permit, and how much is it?").facets) == 1
