@@ -1005,6 +1005,10 @@ _ANAPHOR_RE = re.compile(
 _OWN_THING_ASKED_RE = re.compile(r"^\W*(?:and\s+)?(?:how\s+many|(?:what|which)"
                                  r"(?!\s+(?:is|are|was|were|does|do|did|about|else|if|happens)\b))"
                                  r"\s+[a-z]+", re.I)
+# "…, and does anything have to go in with it?": an indefinite pronoun is the thing asked,
+# whatever the kind of the clause.
+_SOMETHING_ASKED_RE = re.compile(r"\b(?:anything|something|anyone|anybody|someone|somebody|what else)\b",
+                                 re.I)
 
 
 # A sentence opens with a capital, or, as staff type in a hurry, with a question word
@@ -1089,12 +1093,14 @@ def question_analyse(question: str, *, earlier: str = "") -> QuestionAnalysis:
         if facets and not terms:
             previous = facets[-1]
             kind = previous.kind if kind == FactKind.GENERAL else kind
-            if kind == previous.kind and _OWN_THING_ASKED_RE.match(clause):
+            if (kind == previous.kind and _OWN_THING_ASKED_RE.match(clause)
+                    or _SOMETHING_ASKED_RE.search(clause)):
                 # "How much of the site has to stay open space, and how many ways in and out
-                # does it need?": a second question of the same kind in words that are all
-                # scaffold asks something CIQ cannot read. As a facet of its own with no
-                # term, nothing addresses it, and the answer says it was not found rather
-                # than passing the first clause's answer off as the whole.
+                # does it need?", "…, and does anything have to go in with it?": a second
+                # question in words that are all scaffold asks something CIQ cannot read.
+                # As a facet of its own with no term, nothing addresses it, and the answer
+                # says it was not found rather than passing the first clause's answer off as
+                # the whole.
                 unread.add(len(facets))
                 facets.append(Facet(clause, kind, ()))
                 continue

@@ -980,3 +980,15 @@ def test_a_second_question_in_words_ciq_cannot_read_is_never_answered_by_the_fir
     assert sentence_relevance(analysis, rule).addressed == (0,)
     # A clause that only continues the first ("and is it legal?") is still read with it.
     assert len(question_analyse("What is the fee for a fence permit, and how much is it?").facets) == 1
+
+
+def test_a_second_question_about_anything_else_is_not_answered_by_the_first():
+    # 12 CFR 1010.300: "When is the yearly activity report due, and does anything have to go
+    # in with it?" (an amendment fee): the second clause took the first one's words and was
+    # addressed by "the developer shall file … an Annual Report of Activity".
+    analysis = question_analyse("When is the yearly activity report due, and does anything have to go in "
+                                "with it?")
+    assert len(analysis.facets) == 2 and analysis.facets[1].terms == ()
+    filing = ("As an integral part of the Statement of Record, the developer shall file with the Director an "
+              "Annual Report of Activity on any initial or consolidated registration not under suspension.")
+    assert 1 not in sentence_relevance(analysis, filing).addressed
