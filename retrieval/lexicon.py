@@ -43,7 +43,9 @@ AS_WRITTEN_ONLY = frozenset(
     "|demand for documents|look into|move out|broken down|without giving a reason|without giving any reason"
     "|without stating a reason"
     # "put" alone places a thing ("put a tank on the lot", "stays put"); "put up" builds it:
-    "|put up".split("|"))
+    "|put up"
+    # "good" alone is no validity ("good cause", "in good faith"), "stay" no duration:
+    "|good for|stay good|stays good".split("|"))
 # Negations are stopwords too, so a negated phrase of one content word has that word's
 # stem, which says its opposite: "without authorization" would be "author" (as in "Health
 # Authority"), "not covered" "cover", "no charge" "charge". Such a phrase counts only where
@@ -292,6 +294,7 @@ brand|trademark|trade name|logo|mark|label|labeling
 sell|sale|sell off|sell-off|inventory|remaining inventory
 expire|expires|expired|dies|die|run out|runs out|become void|void|null and void|no longer valid|lapse
 run out|expire|expires|remain in effect|remain in force|continue in effect|continue in force
+good for|stay good|stays good|valid for|valid|remain in effect|remain valid|expire|expires|lapse
 obtain|pull|secure|be issued|issued|issuance|acquire
 afterward|afterwards|after the fact|thereafter|following|subsequently
 paperwork|form|forms|application|filing|documentation|report

@@ -859,6 +859,7 @@ def _verb_after_subject(text: str) -> str:
     return ""
 
 
+_EXPIRES_RE = re.compile(r"\bexpir(?:e|es|ed|ing)\b", re.I)
 _AWAITED_RE = re.compile(r"\b(?:wait|waits|waiting)\b.{0,40}?\b(?:before|until|prior to)\s+"
                          r"(?:(?:i|we|you|they|he|she|it|someone|one)\s+(?:can|could|may)\s+)?([a-z]+)\b",
                          re.I)
@@ -905,6 +906,11 @@ def deadline_verb(clause: str) -> str:
     of its purpose ("how much notice does a landlord have to give to end a rental" →
     "end", "how long do I have to wait to file an appeal" → "file"). "" for a light
     verb."""
+    if _EXPIRES_RE.search(clause):
+        # "How long is a tree-cutting permit good for before it expires?": the asked period
+        # is how long a thing lasts, so an answer says when it expires (or stays valid),
+        # not a period given for something else ("report … within 7 days after removal").
+        return "expire"
     awaited = _AWAITED_RE.search(clause)
     if awaited:
         word = awaited.group(1).lower()

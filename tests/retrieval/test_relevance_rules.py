@@ -992,3 +992,21 @@ def test_a_second_question_about_anything_else_is_not_answered_by_the_first():
     filing = ("As an integral part of the Statement of Record, the developer shall file with the Director an "
               "Annual Report of Activity on any initial or consolidated registration not under suspension.")
     assert 1 not in sentence_relevance(analysis, filing).addressed
+
+
+def test_how_long_a_permit_is_good_for_is_answered_by_when_it_expires():
+    # Rivergrove's tree-cutting ordinance sets no term for a permit; asked how long one is
+    # good for before it expires, CIQ answered High with the owner's duty to report an
+    # emergency cutting "within 7 days after such removal".
+    analysis = question_analyse("How long is a tree-cutting permit good for before it expires?")
+    assert analysis.facets[0].action.key == "expir"
+    report = ("If a tree is cut under the provisions of this section, without an application having been "
+              "filed, the property owner shall report the action taken within 7 days after such removal.")
+    assert sentence_relevance(analysis, report).addressed == ()
+    term = "A tree cutting permit shall be valid for 180 days from the date of issuance."
+    assert sentence_relevance(analysis, term).addressed == (0,)
+    # "Good for" is validity where the question writes it; "good faith" is not.
+    topic = question_analyse("Is the permit still good for a year?").topic
+    good_for = next(t for t in topic if t.key == "good")
+    assert ("valid",) in good_for.alternatives
+    assert ("valid",) not in alternatives(("good",))
