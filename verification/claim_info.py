@@ -89,7 +89,7 @@ def stance_of(tokens: Sequence[str], exception_after: bool) -> str:
 
 _BE = frozenset("be is are was were been being".split())
 # Participles of obligation: "is required to" obliges, "the disclosures required by
-# § 1005.20" only names them (a reduced relative clause, Quirk et al. 1985, § 17.97).
+# § 1005.20" only names them (a reduced relative clause, as in :func:`prohibitions`).
 _OBLIGING_PARTICIPLES = frozenset("required obligated obliged".split())
 
 
