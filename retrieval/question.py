@@ -905,12 +905,10 @@ def deadline_verb(clause: str) -> str:
     does a district get to finish …" → "finish"); after a light verb or "wait", the verb
     of its purpose ("how much notice does a landlord have to give to end a rental" →
     "end", "how long do I have to wait to file an appeal" → "file"). "" for a light
-    verb."""
-    if _EXPIRES_RE.search(clause):
-        # "How long is a tree-cutting permit good for before it expires?": the asked period
-        # is how long a thing lasts, so an answer says when it expires (or stays valid),
-        # not a period given for something else ("report … within 7 days after removal").
-        return "expire"
+    verb. Without either, a clause that speaks of expiring asks how long a thing lasts
+    ("how long is a tree-cutting permit good for before it expires" → "expire"), so an
+    answer says when it expires, not a period given for something else ("report … within
+    7 days after removal"); "how long do I have to renew it after it expires" → "renew"."""
     awaited = _AWAITED_RE.search(clause)
     if awaited:
         word = awaited.group(1).lower()
@@ -918,7 +916,7 @@ def deadline_verb(clause: str) -> str:
         return _act(clause, verb, word)
     given = _GIVEN_TIME_RE.search(clause)
     if not given:
-        return ""
+        return "expire" if _EXPIRES_RE.search(clause) else ""
     verb = (given.group("verb") or _verb_after_subject(given.group("rest"))).lower()
     if verb == "keep":  # "how long must we keep the file": a retention period, keeping is the act
         return verb

@@ -7,7 +7,7 @@ import pytest
 from ciq.text import content_terms
 from retrieval.lexicon import alternatives
 from retrieval.plan import question_plan
-from retrieval.question import FactKind, question_analyse
+from retrieval.question import FactKind, deadline_verb, question_analyse
 from retrieval.relevance import SUPPORT_VERB_SHARE, sentence_relevance, slot_present, term_weights
 
 IDF = {"regist": 2.7, "state": 1.2, "aviat": 4.4, "depart": 2.5, "move": 2.0, "cessna": 9.0,
@@ -1000,6 +1000,8 @@ def test_how_long_a_permit_is_good_for_is_answered_by_when_it_expires():
     # emergency cutting "within 7 days after such removal".
     analysis = question_analyse("How long is a tree-cutting permit good for before it expires?")
     assert analysis.facets[0].action.key == "expir"
+    # A period given for another act stays that act's: renewing, not expiring.
+    assert deadline_verb("how long do I have to renew the license after it expires") == "renew"
     report = ("If a tree is cut under the provisions of this section, without an application having been "
               "filed, the property owner shall report the action taken within 7 days after such removal.")
     assert sentence_relevance(analysis, report).addressed == ()
