@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from django.db.models import Count, Max
 from lemminflect import getAllLemmas
@@ -218,7 +218,7 @@ def title_names(title: str) -> list[str]:
     Credit Reporting (Regulation V)" → "fair credit", "fair credit reporting", "credit
     reporting"; "ORS Chapter 838 — Airport Districts (2021 Edition)" → "airport
     districts"). A question names the act with one followed by "rules", "law", "act",
-    "statute" … (:data:`_NAMED_ACT_RE`); the name alone is a topic ("credit reporting")."""
+    "statute" … (:func:`named_acts_re`); the name alone is a topic ("credit reporting")."""
     if "—" not in title:
         return []
     subject = re.sub(r"\([^)]*\)", " ", title.split("—", 1)[1])
@@ -227,10 +227,17 @@ def title_names(title: str) -> list[str]:
             if words[i] not in TITLE_MINOR_WORDS and words[j - 1] not in TITLE_MINOR_WORDS]
 
 
-# "Under the federal credit reporting rules", "the airport district statute", "Oregon's
-# special education law": an act named by its subject (:func:`title_names`; a plural's
-# last word may be written singular).
-_NAMED_ACT_RE = r"\b{name}s?(?:['’]s?)?\s+(?:rules?|regulations?|laws?|act|statutes?|provisions|code)\b"
+@lru_cache(maxsize=64)
+def named_acts_re(names: tuple[str, ...]) -> re.Pattern:
+    """One pattern for every name of :attr:`Gazetteer.titles` (``names``, lowercase, each
+    without a plural's last "s"), compiled once per gazetteer: "Under the federal credit
+    reporting rules", "the airport district statute", "Oregon's special education law" —
+    an act named by its subject and then "rules", "law", "act", "statute" …; group 1 is
+    the name. Longest names first, so "fair credit reporting" wins over "credit
+    reporting"."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"\b({alternatives})s?(?:['’]s?)?\s+(?:rules?|regulations?|laws?|act|statutes?"
+                      r"|provisions|code)\b", re.I)
 
 
 def gazetteer(workspace: Workspace) -> Gazetteer:
@@ -417,13 +424,13 @@ def question_route(question: str, *, workspace: Workspace) -> Routing:
             documents.update(gaz.parts[key])
             routing.names.append(cited)
     states = {m.code for m in places if m.code.count("-") == 1}
-    for name, acts in gaz.titles.items():
-        if re.search(_NAMED_ACT_RE.format(name=re.escape(name)), question, re.I):
-            # A state's act is not named by a question about another state's law.
-            named = [(code, pk) for code, pk in acts if code == "US" or not states - {code}]
-            documents.update(pk for _, pk in named)
-            routing.targets += [code for code, _ in named if code != "US" and code not in routing.targets]
-            routing.names += [name] if named else []
+    for found in named_acts_re(tuple(gaz.titles)).finditer(question) if gaz.titles else ():
+        name = found.group(1).lower()
+        # A state's act is not named by a question about another state's law.
+        named = [(code, pk) for code, pk in gaz.titles[name] if code == "US" or not states - {code}]
+        documents.update(pk for _, pk in named)
+        routing.targets += [code for code, _ in named if code != "US" and code not in routing.targets]
+        routing.names += [name] if named else []
     federal = _FEDERAL_RE.findall(question)
     if documents or federal:
         routing.names += federal
